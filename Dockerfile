@@ -1,0 +1,19 @@
+# syntax=docker/dockerfile:1
+# One image for every Readpack process; docker-compose.yml picks the command (API cluster or a stage).
+
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+COPY . .
+RUN npm ci && npm run build && npm prune --omit=dev
+
+FROM node:20-bookworm-slim
+ENV NODE_ENV=production
+WORKDIR /app
+COPY --from=build --chown=node:node /app /app
+# A named volume mounted here starts as a copy of this directory, ownership included: without it
+# the non-root processes could not write their data.
+RUN mkdir -p /data && chown node:node /data
+USER node
+ENV DATA_DIR=/data HOST=0.0.0.0
+EXPOSE 3000
+CMD ["node", "apps/api/dist/cluster.js"]

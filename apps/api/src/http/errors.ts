@@ -1,0 +1,68 @@
+import type { ErrorRequestHandler } from 'express';
+import multer from 'multer';
+import { isRedisUnavailableError } from '@readpack/redis';
+import type { Logger } from '@readpack/logging';
+import { BlobTooLargeError } from '@readpack/package-store';
+
+/**
+ * An error a client caused or must know about, with its HTTP status and a stable code.
+ * Bodies are always `{error: {code, message, ...details}}`; never a stack or a path.
+ */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly details: Record<string, unknown> = {},
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+}
+
+const MULTER_ERRORS: Record<string, [number, string, string]> = {
+  LIMIT_FILE_SIZE: [413, 'file_too_large', 'The file exceeds the upload limit.'],
+  LIMIT_FILE_COUNT: [413, 'too_many_files', 'Too many files in one request.'],
+  LIMIT_PART_COUNT: [413, 'too_many_parts', 'Too many parts in the multipart body.'],
+  LIMIT_FIELD_COUNT: [413, 'too_many_fields', 'Too many form fields.'],
+  LIMIT_FIELD_VALUE: [413, 'field_too_large', 'A form field is too large.'],
+  LIMIT_FIELD_KEY: [400, 'field_name_too_long', 'A form field name is too long.'],
+  LIMIT_UNEXPECTED_FILE: [400, 'unexpected_file_field', 'Unexpected file field.'],
+};
+
+/** The one place errors become responses. Unknown errors are logged with their stack and answer 500. */
+export function errorHandler(logger: Logger, uploadLimitBytes: number): ErrorRequestHandler {
+  return (error: unknown, req, res, _next) => {
+    let apiError: ApiError;
+    if (error instanceof ApiError) apiError = error;
+    else if (isRedisUnavailableError(error)) {
+      apiError = new ApiError(503, 'state_store_unavailable', 'The job state store is unreachable; retry shortly.', {}, { 'Retry-After': '2' });
+    } else if (error instanceof multer.MulterError) {
+      const [status, code, message] = MULTER_ERRORS[error.code] ?? [400, 'bad_upload', 'The multipart body could not be read.'];
+      const details = code === 'file_too_large' ? { limitBytes: uploadLimitBytes } : error.field ? { field: error.field } : {};
+      apiError = new ApiError(status, code, message, details);
+    } else if (error instanceof BlobTooLargeError) {
+      apiError = new ApiError(413, 'file_too_large', 'The file exceeds the upload limit.', { limitBytes: uploadLimitBytes });
+    } else if (isBodyParseError(error)) {
+      apiError = new ApiError(400, 'bad_request', 'The request body could not be read.');
+    } else {
+      logger.error('unhandled request error', { method: req.method, path: req.path, error });
+      apiError = new ApiError(500, 'internal_error', 'Something went wrong on our side.');
+    }
+    if (apiError.status === 503) logger.warn('state store unavailable', { method: req.method, path: req.path, error: String(error) });
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    res.status(apiError.status).set(apiError.headers).set('Cache-Control', 'no-store');
+    res.json({ error: { code: apiError.code, message: apiError.message, ...apiError.details } });
+  };
+}
+
+function isBodyParseError(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && 'type' in error && 'status' in error && (error as { status: number }).status === 400;
+}
+
+export function notFound(code: string, message: string): ApiError {
+  return new ApiError(404, code, message);
+}

@@ -1,0 +1,42 @@
+import { ConfigError, loadConfig } from '@readpack/config';
+import { createLogger } from '@readpack/logging';
+import { startApi } from './server.js';
+
+/** One API process (PM2 cluster mode runs one per instance; cluster.ts forks several). */
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const logger = createLogger({ level: config.logLevel, component: 'api' });
+  const api = await startApi(config, logger);
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info('api stopping', { signal });
+    const force = setTimeout(() => process.exit(0), config.shutdownGraceMs).unref();
+    api.close().then(
+      () => {
+        clearTimeout(force);
+        process.exit(0);
+      },
+      (error: unknown) => {
+        logger.error('api stop failed', { error });
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+  // PM2 cluster mode asks workers to stop with a message on Windows and some setups.
+  process.on('message', (message) => {
+    if (message === 'shutdown') stop('shutdown');
+  });
+}
+
+main().catch((error: unknown) => {
+  if (error instanceof ConfigError) {
+    process.stderr.write(`${error.message}\n`);
+    process.exit(1);
+  }
+  process.stderr.write(`api failed to start: ${error instanceof Error ? error.stack : String(error)}\n`);
+  process.exit(1);
+});

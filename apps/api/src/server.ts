@@ -1,0 +1,58 @@
+import type { Server } from 'node:http';
+import { resolve } from 'node:path';
+import type { Config } from '@readpack/config';
+import { JobStateStore } from '@readpack/job-state';
+import { createLogger, PROCESS_IDENTITY, type Logger } from '@readpack/logging';
+import { openStorage } from '@readpack/package-store';
+import { QueueProducer } from '@readpack/queues';
+import { createProducerConnection } from '@readpack/redis';
+import { createApp } from './app.js';
+import type { ApiContext } from './context.js';
+
+export interface RunningApi {
+  server: Server;
+  url: string;
+  close(): Promise<void>;
+}
+
+/** Builds the API's dependencies from the configuration and starts listening. */
+export async function startApi(config: Config, logger: Logger = createLogger({ level: config.logLevel, component: 'api' })): Promise<RunningApi> {
+  const redis = createProducerConnection({ url: config.redis.url, commandTimeoutMs: config.redis.commandTimeoutMs }, `readpack-api:${PROCESS_IDENTITY}`);
+  // Outages are answered per request (503); the connection's own errors are only logged.
+  redis.on('error', (error: Error) => logger.warn('redis connection error', { error: error.message }));
+  const ctx: ApiContext = {
+    config,
+    logger,
+    redis,
+    state: new JobStateStore(redis, {
+      prefix: config.redis.prefix,
+      ttl: { queuedSeconds: config.ttl.queuedSeconds, processingSeconds: config.ttl.processingSeconds, resultSeconds: config.ttl.resultSeconds },
+      leaseMs: config.ttl.heartbeatIntervalMs * 3,
+      actor: PROCESS_IDENTITY,
+    }),
+    producer: new QueueProducer(redis, config.redis.prefix),
+    storage: await openStorage(resolve(config.dataDir)),
+  };
+  const app = createApp(ctx);
+  const server = await new Promise<Server>((resolveServer, reject) => {
+    const s = app.listen(config.http.port, config.http.host, () => resolveServer(s));
+    s.once('error', reject);
+  });
+  // Slow clients must not pin sockets forever; uploads get generous but finite time.
+  server.requestTimeout = 15 * 60_000;
+  server.headersTimeout = 30_000;
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : config.http.port;
+  const url = `http://${config.http.host.includes(':') ? `[${config.http.host}]` : config.http.host}:${port}`;
+  logger.info('api listening', { url });
+  return {
+    server,
+    url,
+    async close() {
+      await new Promise<void>((r) => server.close(() => r()));
+      server.closeAllConnections();
+      await ctx.producer.close();
+      redis.disconnect();
+    },
+  };
+}

@@ -1,0 +1,153 @@
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ConfigError, STAGES, loadConfig, type Config } from '@readpack/config';
+import { createLogger } from '@readpack/logging';
+import { acquirePidLock } from './pid-lock.js';
+import { ProcessSupervisor } from './process-supervisor.js';
+import { ensureRedisServer, findFreePort, privateRedisSpec, waitForRedis } from './redis-server.js';
+
+/**
+ * `npm start`: everything on one machine, the way PM2 would run it, without PM2 — a private
+ * Redis (unless REDIS_URL is given), the API cluster and the consumers of every stage.
+ */
+
+const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const API_CLUSTER = join(REPO_ROOT, 'apps/api/dist/cluster.js');
+const WORKER_MAIN = join(REPO_ROOT, 'apps/worker/dist/main.js');
+
+/** Beyond the apps' own grace: the API cluster needs a moment after its workers to exit itself. */
+const STOP_MARGIN_MS = 5_000;
+/** A large AOF takes a while to load; Redis answers -LOADING meanwhile. */
+const REDIS_START_TIMEOUT_MS = 120_000;
+
+function readConfig(): Config {
+  try {
+    return loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(err.message);
+      process.exit(1);
+    }
+    throw err;
+  }
+}
+
+const config = readConfig();
+const logger = createLogger({ component: 'supervisor', level: config.logLevel });
+const supervisor = new ProcessSupervisor({ logger, stopTimeoutMs: config.shutdownGraceMs + STOP_MARGIN_MS });
+const shutdownRequested = new AbortController();
+const cleanups: (() => void)[] = [];
+
+// Children live in process groups of their own, so nothing else would stop them if this process
+// died: take them down with it. A no-op after an orderly shutdown.
+process.on('exit', () => {
+  supervisor.kill();
+  for (const cleanup of cleanups.splice(0)) cleanup();
+});
+
+/**
+ * A repeat this soon is the same Ctrl-C arriving twice, not a second one: the terminal signals
+ * its whole foreground group, and npm (`npm start`) also forwards the SIGINT to its child.
+ */
+const REPEAT_SIGNAL_WINDOW_MS = 1_000;
+let firstSignalAt = 0;
+
+function onSignal(signal: NodeJS.Signals): void {
+  if (shutdownRequested.signal.aborted) {
+    if (Date.now() - firstSignalAt < REPEAT_SIGNAL_WINDOW_MS) return;
+    logger.warn('second signal: killing every process now', { signal });
+    supervisor.kill();
+    process.exit(130);
+  }
+  firstSignalAt = Date.now();
+  shutdownRequested.abort();
+  logger.info('shutting down: stopping apps, then Redis (press Ctrl-C again to kill everything)', { signal });
+  void supervisor.stop().then(() => {
+    logger.info('all processes stopped');
+    process.exit(0);
+  });
+}
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, onSignal);
+
+async function fail(message: string, meta: Record<string, unknown> = {}): Promise<never> {
+  logger.error(message, meta);
+  await supervisor.stop();
+  process.exit(1);
+}
+
+async function startPrivateRedis(env: NodeJS.ProcessEnv): Promise<string | undefined> {
+  const ensured = await ensureRedisServer({ log: (line) => logger.info(line), signal: shutdownRequested.signal });
+  if (shutdownRequested.signal.aborted) return undefined;
+  if (!ensured.ok) {
+    console.error(`${ensured.reason}. Install it with:\n${ensured.command}`);
+    process.exit(1);
+  }
+
+  const dir = resolve(config.dataDir, 'redis');
+  const port = await findFreePort();
+  const spec = privateRedisSpec({ binary: ensured.binary, port, dir, env });
+  const lock = acquirePidLock(join(dir, 'supervisor.pid'));
+  if (!lock.acquired) {
+    console.error(`Another npm start (pid ${lock.heldBy}) is using ${dir}. Stop it first, or give this one another DATA_DIR.`);
+    process.exit(1);
+  }
+  cleanups.push(lock.release);
+
+  // A Redis that dies before answering (corrupt AOF, port taken) would only be restarted in a
+  // loop: give up on the first death during start-up and show why.
+  const diedDuringStart = new AbortController();
+  const onExit = (event: { name: string; code: number | null; signal: NodeJS.Signals | null }) => {
+    if (event.name === spec.name) diedDuringStart.abort(new Error(`redis-server exited (code ${event.code}, signal ${event.signal}) before answering PING; see its output above`));
+  };
+  if (shutdownRequested.signal.aborted) return undefined;
+  supervisor.on('exit', onExit);
+  supervisor.start(spec);
+  try {
+    await waitForRedis(port, { timeoutMs: REDIS_START_TIMEOUT_MS, signal: AbortSignal.any([shutdownRequested.signal, diedDuringStart.signal]) });
+  } catch (err) {
+    if (shutdownRequested.signal.aborted) return undefined;
+    return fail('private Redis did not start', { error: (err as Error).message, dir, port });
+  } finally {
+    supervisor.off('exit', onExit);
+  }
+  logger.info('private Redis is up', { port, dir });
+  return `redis://127.0.0.1:${port}`;
+}
+
+async function main(): Promise<void> {
+  for (const script of [API_CLUSTER, WORKER_MAIN]) {
+    if (!existsSync(script)) {
+      console.error(`${script} is missing: run \`npm run build\` first (\`npm start\` does).`);
+      process.exit(1);
+    }
+  }
+  // Absolute, so every child agrees on it whatever its own working directory.
+  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: resolve(config.dataDir) };
+  if (!config.redis.explicit) {
+    const url = await startPrivateRedis(env);
+    if (!url) return;
+    env.REDIS_URL = url;
+    env.REDIS_MANAGED = 'true';
+  }
+  if (shutdownRequested.signal.aborted) return;
+
+  supervisor.start({ name: 'api', command: process.execPath, args: [API_CLUSTER], env });
+  for (const stage of STAGES) {
+    for (let i = 1; i <= config.stages[stage].consumers; i += 1) {
+      supervisor.start({
+        name: `${stage}-${i}`,
+        command: process.execPath,
+        args: [WORKER_MAIN, stage],
+        env: { ...env, READPACK_STAGE: stage },
+      });
+    }
+  }
+  logger.info('supervising', {
+    redis: config.redis.explicit ? 'external' : 'private',
+    apiInstances: config.http.apiInstances,
+    consumers: Object.fromEntries(STAGES.map((stage) => [stage, config.stages[stage].consumers])),
+  });
+}
+
+main().catch((err: unknown) => fail('supervisor failed to start', { error: err instanceof Error ? err.stack : String(err) }));

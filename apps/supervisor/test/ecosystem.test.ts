@@ -1,0 +1,70 @@
+import { afterEach, describe, expect, it, jest } from '@jest/globals';
+import { createRequire } from 'node:module';
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { STAGES } from '@readpack/config';
+
+interface App {
+  name: string;
+  script: string;
+  args?: string;
+  exec_mode: 'cluster' | 'fork';
+  instances: number | string;
+  kill_timeout?: number;
+  exp_backoff_restart_delay?: number;
+  cwd?: string;
+}
+
+const require = createRequire(import.meta.url);
+const file = fileURLToPath(new URL('../../../ecosystem.config.cjs', import.meta.url));
+const repoRoot = resolve(fileURLToPath(new URL('../../../', import.meta.url)));
+const VARIABLES = ['API_INSTANCES', 'SHUTDOWN_GRACE_MS', ...STAGES.map((s) => `${s.toUpperCase()}_CONSUMERS`)];
+
+/** The file reads the environment when loaded: load it afresh under the given variables. */
+function load(env: Record<string, string> = {}): App[] {
+  const saved = Object.fromEntries(VARIABLES.map((v) => [v, process.env[v]]));
+  for (const v of VARIABLES) delete process.env[v];
+  Object.assign(process.env, env);
+  try {
+    jest.resetModules();
+    delete require.cache[file];
+    return (require(file) as { apps: App[] }).apps;
+  } finally {
+    for (const [v, value] of Object.entries(saved)) {
+      if (value === undefined) delete process.env[v];
+      else process.env[v] = value;
+    }
+  }
+}
+
+afterEach(() => {
+  jest.resetModules();
+});
+
+describe('ecosystem.config.cjs', () => {
+  it('runs the API in cluster mode, as many instances as CPUs by default', () => {
+    const api = load().find((a) => a.name === 'readpack-api');
+    expect(api).toMatchObject({ script: 'apps/api/dist/main.js', exec_mode: 'cluster', instances: 'max' });
+    expect(load({ API_INSTANCES: '3' }).find((a) => a.name === 'readpack-api')?.instances).toBe(3);
+  });
+
+  it('has one fork-mode app per stage, scaled by <STAGE>_CONSUMERS', () => {
+    const apps = load();
+    const consumers = apps.filter((a) => a.script === 'apps/worker/dist/main.js');
+    expect(consumers.map((a) => a.args).sort()).toEqual([...STAGES].sort());
+    for (const stage of STAGES) {
+      expect(consumers.find((a) => a.args === stage)).toMatchObject({ name: `readpack-${stage}`, exec_mode: 'fork', instances: 1 });
+      const scaled = load({ [`${stage.toUpperCase()}_CONSUMERS`]: '4' });
+      expect(scaled.find((a) => a.args === stage)?.instances).toBe(4);
+    }
+  });
+
+  it('restarts with backoff and waits past the shutdown grace before SIGKILL', () => {
+    for (const app of load({ SHUTDOWN_GRACE_MS: '10000' })) {
+      expect(app.exp_backoff_restart_delay).toBeGreaterThan(0);
+      expect(app.kill_timeout).toBeGreaterThan(10_000);
+      expect(resolve(app.cwd ?? '.')).toBe(repoRoot);
+    }
+    expect(load().every((a) => (a.kill_timeout ?? 0) > 30_000)).toBe(true);
+  });
+});

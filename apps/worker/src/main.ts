@@ -1,0 +1,39 @@
+import { ConfigError, loadConfig, STAGES, type Stage } from '@readpack/config';
+import { createLogger } from '@readpack/logging';
+import { startConsumer } from './runner.js';
+import { assertAllStagesHandled } from './stages/index.js';
+
+/**
+ * One consumer process for one stage: `node apps/worker/dist/main.js <stage>` (or READPACK_STAGE).
+ * Each stage runs in processes of its own so operators scale it alone.
+ */
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const stage = (process.argv[2] ?? config.stage) as Stage | undefined;
+  if (!stage || !(STAGES as readonly string[]).includes(stage)) {
+    throw new ConfigError([{ variable: 'READPACK_STAGE', message: `give one of ${STAGES.join(', ')} (argument or READPACK_STAGE)` }]);
+  }
+  assertAllStagesHandled();
+  const logger = createLogger({ level: config.logLevel, component: `worker-${stage}` });
+  const consumer = await startConsumer(stage, config, logger);
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info('stopping', { stage, signal });
+    consumer.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        logger.error('stop failed', { stage, error: String(error) });
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`${error instanceof ConfigError ? error.message : `worker failed to start: ${error instanceof Error ? error.stack : String(error)}`}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,45 @@
+import { fileURLToPath } from 'node:url';
+import { Piscina } from 'piscina';
+import { DocumentError, type ParsedDocument, type ParseInput } from '@readpack/parsers';
+import type { ParseOutcome } from './parse-task.js';
+
+/**
+ * Parsers run in worker threads, never on the consumer's event loop: a 117-page PDF or a large
+ * spreadsheet blocks a thread for seconds, and a blocked loop stops BullMQ's lock renewal (false
+ * stalls, the same job running twice). The threads also bound memory (a parse that needs more
+ * than `maxHeapMb` kills its thread, not the consumer) and time (`timeoutMs` aborts the task).
+ */
+export class ParsePool {
+  private readonly pool: Piscina;
+  private readonly timeoutMs: number;
+
+  constructor(options: { threads: number; maxHeapMb: number; timeoutMs: number }) {
+    this.timeoutMs = options.timeoutMs;
+    this.pool = new Piscina({
+      filename: taskFile(),
+      minThreads: 1,
+      maxThreads: options.threads,
+      idleTimeout: 60_000,
+      resourceLimits: { maxOldGenerationSizeMb: options.maxHeapMb },
+    });
+  }
+
+  async parse(input: ParseInput): Promise<ParsedDocument> {
+    const outcome = (await this.pool.run(input, { signal: AbortSignal.timeout(this.timeoutMs) })) as ParseOutcome;
+    if (!outcome.ok) throw new DocumentError(outcome.code, outcome.message);
+    return outcome.document;
+  }
+
+  async close(): Promise<void> {
+    await this.pool.destroy();
+  }
+}
+
+/**
+ * The compiled task module. Under Jest this file runs from src/, but a worker thread does not go
+ * through Jest's transform, so it always loads the built JavaScript (`npm test` builds first).
+ */
+function taskFile(): string {
+  const here = fileURLToPath(import.meta.url);
+  return here.endsWith('.ts') ? here.replace(/\/src\/parse-pool\.ts$/, '/dist/parse-task.js') : here.replace(/parse-pool\.js$/, 'parse-task.js');
+}

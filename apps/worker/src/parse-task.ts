@@ -1,0 +1,16 @@
+import { DocumentError, parseDocument, type DocumentErrorCode, type ParsedDocument, type ParseInput } from '@readpack/parsers';
+
+/**
+ * Piscina task: runs in a worker thread (see parse-pool.ts). Errors crossing the thread boundary
+ * lose their class and extra fields, so a DocumentError travels as data and is rebuilt there.
+ */
+export type ParseOutcome = { ok: true; document: ParsedDocument } | { ok: false; code: DocumentErrorCode; message: string };
+
+export default async function parseTask(input: ParseInput): Promise<ParseOutcome> {
+  try {
+    return { ok: true, document: await parseDocument(input) };
+  } catch (error) {
+    if (error instanceof DocumentError) return { ok: false, code: error.code, message: error.message };
+    throw error;
+  }
+}

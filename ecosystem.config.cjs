@@ -1,0 +1,53 @@
+// PM2 alternative to `npm start` (after `npm run build`):  pm2 start ecosystem.config.cjs
+//
+// PM2 does not start Redis. REDIS_URL must point at one that keeps its data across restarts and
+// never evicts queue keys: `--appendonly yes --appendfsync everysec --maxmemory-policy noeviction`.
+// Every process shares DATA_DIR (same machine, or a shared volume).
+//
+// PM2 stops an app with SIGINT (then SIGKILL after kill_timeout), not SIGTERM: the API and worker
+// entry points must drain on either.
+
+const path = require('node:path');
+
+// The consumer stages (STAGES in packages/config/src/stages.ts); a test keeps the two in step.
+const STAGES = ['extract', 'assemble'];
+
+const shutdownGraceMs = Number(process.env.SHUTDOWN_GRACE_MS || 30000);
+
+/** Settings every app shares. */
+const common = {
+  cwd: __dirname,
+  // Past the app's own shutdown grace, so PM2's SIGKILL only hits a process that is truly stuck.
+  kill_timeout: shutdownGraceMs + 5000,
+  // A crash loop backs off: 1 s, then ×1.5 per restart up to PM2's 15 s cap; back to 1 s once the
+  // app has stayed up for 30 s.
+  exp_backoff_restart_delay: 1000,
+  merge_logs: true,
+};
+
+/** A count from the environment: a number, or PM2's own words ('max', '-1'), passed through. */
+function instancesFrom(variable, fallback) {
+  const value = process.env[variable];
+  if (value === undefined || value === '') return fallback;
+  return /^-?\d+$/.test(value) ? Number(value) : value;
+}
+
+module.exports = {
+  apps: [
+    {
+      ...common,
+      name: 'readpack-api',
+      script: path.join('apps', 'api', 'dist', 'main.js'),
+      exec_mode: 'cluster',
+      instances: instancesFrom('API_INSTANCES', 'max'),
+    },
+    ...STAGES.map((stage) => ({
+      ...common,
+      name: `readpack-${stage}`,
+      script: path.join('apps', 'worker', 'dist', 'main.js'),
+      args: stage,
+      exec_mode: 'fork',
+      instances: instancesFrom(`${stage.toUpperCase()}_CONSUMERS`, 1),
+    })),
+  ],
+};

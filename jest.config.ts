@@ -1,0 +1,33 @@
+/** @jest-config-loader esbuild-register */
+import type { Config } from 'jest';
+
+// ESM throughout (see docs/architecture.md): swc strips types and keeps `import`/`import()`,
+// Jest runs the modules natively with --experimental-vm-modules (set by the npm scripts).
+const config: Config = {
+  testEnvironment: 'node',
+  extensionsToTreatAsEsm: ['.ts'],
+  transform: {
+    '^.+\\.ts$': [
+      '@swc/jest',
+      {
+        jsc: { parser: { syntax: 'typescript' }, target: 'es2022' },
+        module: { type: 'es6' },
+        sourceMaps: 'inline',
+      },
+    ],
+  },
+  moduleNameMapper: {
+    // Workspace packages resolve to their sources so tests never run stale builds.
+    '^@readpack/([a-z-]+)$': '<rootDir>/packages/$1/src/index.ts',
+    // NodeNext requires `.js` in relative imports; the files on disk are `.ts`.
+    '^(\\.{1,2}/.*)\\.js$': '$1',
+  },
+  testMatch: ['<rootDir>/{packages,apps}/*/test/**/*.test.ts', '<rootDir>/test/**/*.test.ts'],
+  globalSetup: '<rootDir>/test/global-setup.ts',
+  globalTeardown: '<rootDir>/test/global-teardown.ts',
+  testTimeout: 30_000,
+  // Two cores: two test files at a time; each test owns its own Redis namespace.
+  maxWorkers: 2,
+};
+
+export default config;

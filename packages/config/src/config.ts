@@ -1,0 +1,78 @@
+import { z } from 'zod';
+import { VARIABLES } from './variables.js';
+import type { Stage } from './stages.js';
+
+
+type Shape = { [V in (typeof VARIABLES)[number] as V['name']]: V['schema'] };
+const schema = z.object(Object.fromEntries(VARIABLES.map((v) => [v.name, v.schema])) as Shape);
+type Env = z.infer<typeof schema>;
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+  constructor(readonly problems: { variable: string; message: string }[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  ${p.variable}: ${p.message}`).join('\n')}`);
+  }
+}
+
+/** The typed configuration every process builds once at start (and passes down, never re-reads). */
+export interface Config {
+  env: string;
+  redis: { url: string; explicit: boolean; prefix: string; commandTimeoutMs: number; managed: boolean };
+  http: { host: string; port: number; apiInstances: number; publicBaseUrl: string | undefined; adminToken: string | undefined };
+  dataDir: string;
+  limits: { maxUploadBytes: number; maxBatchFiles: number; parseTimeoutMs: number; parseMaxHeapMb: number };
+  ttl: { queuedSeconds: number; processingSeconds: number; resultSeconds: number; heartbeatIntervalMs: number };
+  logLevel: 'error' | 'warn' | 'info' | 'debug';
+  stage: Stage | undefined;
+  stages: Record<Stage, { concurrency: number; consumers: number }>;
+  shutdownGraceMs: number;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  // Empty strings mean "unset": `FOO= npm start` should not fail validation.
+  const input = Object.fromEntries(VARIABLES.map((v) => [v.name, env[v.name] === '' ? undefined : env[v.name]]));
+  const parsed = schema.safeParse(input);
+  if (!parsed.success) {
+    throw new ConfigError(
+      parsed.error.issues.map((issue) => ({ variable: String(issue.path[0] ?? '?'), message: issue.message })),
+    );
+  }
+  const e: Env = parsed.data;
+  return {
+    env: e.READPACK_ENV,
+    redis: {
+      url: e.REDIS_URL ?? 'redis://127.0.0.1:6379',
+      explicit: e.REDIS_URL !== undefined,
+      prefix: e.READPACK_PREFIX,
+      commandTimeoutMs: e.REDIS_COMMAND_TIMEOUT_MS,
+      managed: e.REDIS_MANAGED,
+    },
+    http: {
+      host: e.HOST,
+      port: e.PORT,
+      apiInstances: e.API_INSTANCES,
+      publicBaseUrl: e.PUBLIC_BASE_URL?.replace(/\/+$/, ''),
+      adminToken: e.ADMIN_TOKEN,
+    },
+    dataDir: e.DATA_DIR,
+    limits: {
+      maxUploadBytes: e.MAX_UPLOAD_BYTES,
+      maxBatchFiles: e.MAX_BATCH_FILES,
+      parseTimeoutMs: e.PARSE_TIMEOUT_MS,
+      parseMaxHeapMb: e.PARSE_MAX_HEAP_MB,
+    },
+    ttl: {
+      queuedSeconds: e.QUEUED_TTL_SECONDS,
+      processingSeconds: e.PROCESSING_TTL_SECONDS,
+      resultSeconds: e.RESULT_TTL_SECONDS,
+      heartbeatIntervalMs: e.HEARTBEAT_INTERVAL_MS,
+    },
+    logLevel: e.LOG_LEVEL,
+    stage: e.READPACK_STAGE,
+    stages: {
+      extract: { concurrency: e.EXTRACT_CONCURRENCY, consumers: e.EXTRACT_CONSUMERS },
+      assemble: { concurrency: e.ASSEMBLE_CONCURRENCY, consumers: e.ASSEMBLE_CONSUMERS },
+    },
+    shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
+  };
+}

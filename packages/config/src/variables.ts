@@ -1,0 +1,61 @@
+import { z } from 'zod';
+import { STAGES } from './stages.js';
+
+/**
+ * Every environment variable Readpack reads, with its default and meaning. This table is the one
+ * source of truth: the zod schema is built from it, and the README's configuration table is
+ * checked against it by a test (apps/api/test/readme-config.test.ts).
+ */
+export interface ConfigVariable {
+  name: string;
+  schema: z.ZodType;
+  description: string;
+}
+
+const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+const bool = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
+export const VARIABLES = [
+  { name: 'READPACK_ENV', schema: z.string().regex(/^[a-z0-9-]{1,32}$/).default('development'), description: 'Environment name (development, staging, production…). Part of job identities, so environments never share results.' },
+  { name: 'REDIS_URL', schema: z.url({ protocol: /^rediss?$/ }).optional(), description: 'Redis for job state and queues. Unset: `npm start` runs a private redis-server under `DATA_DIR/redis`; a lone API or worker process uses redis://127.0.0.1:6379.' },
+  { name: 'READPACK_PREFIX', schema: z.string().regex(/^[A-Za-z0-9_-]{1,40}$/).default('readpack'), description: 'Prefix of every Redis key (state store `<prefix>:…`, BullMQ `<prefix>:bull:…`). Two deployments sharing one Redis need different prefixes.' },
+  { name: 'REDIS_COMMAND_TIMEOUT_MS', schema: int(50, 60_000).default(1_000), description: 'API side: a Redis command slower than this answers 503 instead of hanging the request.' },
+  { name: 'HOST', schema: z.string().min(1).default('127.0.0.1'), description: 'Address the API binds to. Use 0.0.0.0 in containers.' },
+  { name: 'PORT', schema: int(0, 65_535).default(3_000), description: 'API port, shared by all API processes.' },
+  { name: 'API_INSTANCES', schema: int(1, 64).default(2), description: '`npm start`: API processes sharing the port (node:cluster).' },
+  { name: 'PUBLIC_BASE_URL', schema: z.url({ protocol: /^https?$/ }).optional(), description: 'Base of asset URLs in package responses. Unset: taken from each request (Host header), never stored.' },
+  { name: 'DATA_DIR', schema: z.string().min(1).default('./.data'), description: 'Blob store, reading packages, upload spool (and the private Redis under `npm start`). Must be shared by API and workers.' },
+  { name: 'MAX_UPLOAD_BYTES', schema: int(1, 10 * 1024 ** 3).default(100 * 1024 ** 2), description: 'Largest accepted file; larger uploads answer 413.' },
+  { name: 'MAX_BATCH_FILES', schema: int(1, 1_000).default(20), description: 'Most files in one batch upload; more answer 413.' },
+  { name: 'QUEUED_TTL_SECONDS', schema: int(60, 30 * 86_400).default(86_400), description: 'How long a job record may wait in `queued` before it expires.' },
+  { name: 'PROCESSING_TTL_SECONDS', schema: int(30, 7 * 86_400).default(3_600), description: 'Expiry of a `processing` record, pushed forward by every consumer heartbeat.' },
+  { name: 'RESULT_TTL_SECONDS', schema: int(60, 365 * 86_400).default(86_400), description: 'Polling window: a `done`/`failed` record (and its package) lives this long after it became terminal.' },
+  { name: 'HEARTBEAT_INTERVAL_MS', schema: int(100, 600_000).default(10_000), description: 'How often a consumer refreshes the lease of the job record it works on.' },
+  { name: 'ADMIN_TOKEN', schema: z.string().min(16).optional(), description: 'Protects Bull Board (/admin/queues) with `Authorization: Bearer` or HTTP Basic (any user). Unset: Bull Board answers loopback clients only.' },
+  { name: 'LOG_LEVEL', schema: z.enum(['error', 'warn', 'info', 'debug']).default('info'), description: 'Winston log level.' },
+  { name: 'READPACK_STAGE', schema: z.enum(STAGES).optional(), description: 'Worker process: the one stage it consumes (or pass it as the first argument).' },
+  { name: 'EXTRACT_CONCURRENCY', schema: int(1, 64).default(2), description: 'Jobs one extract consumer runs at once (each parse runs in its own worker thread).' },
+  { name: 'ASSEMBLE_CONCURRENCY', schema: int(1, 64).default(4), description: 'Jobs one assemble consumer runs at once (I/O bound).' },
+  { name: 'EXTRACT_CONSUMERS', schema: int(0, 64).default(1), description: '`npm start`: extract consumer processes.' },
+  { name: 'ASSEMBLE_CONSUMERS', schema: int(0, 64).default(1), description: '`npm start`: assemble consumer processes.' },
+  { name: 'PARSE_TIMEOUT_MS', schema: int(1_000, 3_600_000).default(300_000), description: 'A single parse running longer than this is aborted and the job fails with `timeout`.' },
+  { name: 'PARSE_MAX_HEAP_MB', schema: int(64, 16_384).default(1_024), description: 'Heap cap of each parser worker thread; a document that needs more fails with `resource_limit` instead of taking the consumer down.' },
+  { name: 'SHUTDOWN_GRACE_MS', schema: int(0, 600_000).default(30_000), description: 'On SIGTERM, how long running jobs may finish before the process exits anyway (unfinished jobs are retried elsewhere).' },
+  { name: 'REDIS_MANAGED', schema: bool.default(false), description: 'Internal: set by `npm start` for the processes it supervises.' },
+] as const satisfies readonly ConfigVariable[];
+
+export function describeConfig(): readonly ConfigVariable[] {
+  return VARIABLES;
+}
+
+/** The README's configuration table, rendered from VARIABLES (`npm run docs:config` prints it). */
+export function renderConfigTable(): string {
+  const rows = VARIABLES.map((v) => {
+    const fallback = v.schema.safeParse(undefined);
+    const shown = fallback.success && fallback.data !== undefined ? `\`${String(fallback.data)}\`` : '—';
+    return `| \`${v.name}\` | ${shown} | ${v.description} |`;
+  });
+  return ['| variable | default | meaning |', '| --- | --- | --- |', ...rows].join('\n');
+}

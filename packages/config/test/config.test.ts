@@ -1,0 +1,36 @@
+import { describe, expect, it } from '@jest/globals';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { repoRoot } from '@readpack/testing';
+import { ConfigError, loadConfig, renderConfigTable } from '../src/index.js';
+
+describe('configuration', () => {
+  it('has working defaults', () => {
+    const config = loadConfig({});
+    expect(config.http).toMatchObject({ port: 3000, host: '127.0.0.1', apiInstances: 2 });
+    expect(config.redis).toMatchObject({ url: 'redis://127.0.0.1:6379', explicit: false, prefix: 'readpack' });
+    expect(config.ttl.resultSeconds).toBe(86_400);
+  });
+
+  it('names every bad variable at start', () => {
+    let error: unknown;
+    try {
+      loadConfig({ PORT: 'eighty', REDIS_URL: 'http://x', MAX_UPLOAD_BYTES: '-1' });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const variables = (error as ConfigError).problems.map((p) => p.variable).sort();
+    expect(variables).toEqual(['MAX_UPLOAD_BYTES', 'PORT', 'REDIS_URL']);
+    expect((error as ConfigError).message).toContain('PORT');
+  });
+
+  it('treats empty values as unset', () => {
+    expect(loadConfig({ PORT: '', REDIS_URL: '' }).http.port).toBe(3000);
+  });
+
+  it('the README documents every variable exactly as the schema defines it', () => {
+    const readme = readFileSync(join(repoRoot(), 'README.md'), 'utf8');
+    expect(readme).toContain(renderConfigTable());
+  });
+});

@@ -1,0 +1,21 @@
+--[[
+  Creates a job record in `queued`, unless one exists.
+  KEYS[1]  job key
+  KEYS[2]  (optional) batch key, kept alive as long as this record
+  ARGV[1]  actor (host:pid)
+  ARGV[2]  ttl seconds for the queued state
+  ARGV[3…] field, value pairs (tenant, source, batch membership…)
+  Returns  {1, 'queued'} created | {0, <status>} already existed (nothing changed)
+]]
+local existing = redis.call('HGET', KEYS[1], 'status')
+if existing then return {0, existing} end
+local now = nowMs()
+redis.call('HSET', KEYS[1], 'status', 'queued', 'phase', 'queued', 'phaseRank', 0, 'done', 0, 'total', 0,
+  'createdAt', now, 'updatedAt', now, 'createdBy', ARGV[1], 'updatedBy', ARGV[1])
+for i = 3, #ARGV, 2 do
+  redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1])
+end
+local ttl = tonumber(ARGV[2])
+redis.call('EXPIRE', KEYS[1], ttl)
+extendBatch(ttl)
+return {1, 'queued'}

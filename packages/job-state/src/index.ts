@@ -1,0 +1,3 @@
+export { JobStateStore, decodeRecord, type JobStateOptions, type NewJob, type NewBatch } from './store.js';
+export { PHASES, phaseRank, type Phase } from './phases.js';
+export * from './types.js';

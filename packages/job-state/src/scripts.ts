@@ -1,0 +1,44 @@
+import { readFileSync } from 'node:fs';
+import type { ChainableCommander, Redis } from 'ioredis';
+
+/**
+ * Loads scripts/*.lua (each documents its KEYS, ARGV and return values in its header) and
+ * registers them on a connection with ioredis' defineCommand (EVALSHA, falling back to EVAL once
+ * per connection). The prelude with the shared helpers is prepended to each script.
+ */
+export const SCRIPT_NAMES = ['create', 'start', 'progress', 'heartbeat', 'complete', 'fail'] as const;
+export type ScriptName = (typeof SCRIPT_NAMES)[number];
+
+/** What every script returns: [1 applied | 0 ignored, status after the call]. */
+export type ScriptReply = [number, string];
+
+const scriptDir = new URL('../scripts/', import.meta.url);
+const prelude = readFileSync(new URL('prelude.lua', scriptDir), 'utf8');
+const sources = Object.fromEntries(
+  SCRIPT_NAMES.map((name) => [name, `${prelude}\n${readFileSync(new URL(`${name}.lua`, scriptDir), 'utf8')}`]),
+) as Record<ScriptName, string>;
+
+const commandName = (name: ScriptName) => `readpackJob_${name}`;
+const registered = new WeakSet<Redis>();
+
+export function registerScripts(redis: Redis): void {
+  if (registered.has(redis)) return;
+  for (const name of SCRIPT_NAMES) redis.defineCommand(commandName(name), { lua: sources[name] });
+  registered.add(redis);
+}
+
+type Invoke<R> = (numKeys: number, ...keysAndArgs: (string | number)[]) => R;
+
+/** Runs a script now. `keys` holds the job key and, when the job belongs to a batch, the batch key. */
+export function runScript(redis: Redis, name: ScriptName, keys: string[], args: (string | number)[]): Promise<ScriptReply> {
+  const invoke = (redis as unknown as Record<string, Invoke<Promise<ScriptReply>>>)[commandName(name)];
+  if (!invoke) throw new Error(`job-state script ${name} is not registered on this connection`);
+  return invoke.call(redis, keys.length, ...keys, ...args);
+}
+
+/** Queues a script call inside a MULTI (used to create a batch and its jobs in one transaction). */
+export function queueScript(multi: ChainableCommander, name: ScriptName, keys: string[], args: (string | number)[]): void {
+  const invoke = (multi as unknown as Record<string, Invoke<ChainableCommander>>)[commandName(name)];
+  if (!invoke) throw new Error(`job-state script ${name} is not registered on this connection`);
+  invoke.call(multi, keys.length, ...keys, ...args);
+}

@@ -1,0 +1,224 @@
+import type { Redis } from 'ioredis';
+import { PHASES, phaseRank, type Phase } from './phases.js';
+import { queueScript, registerScripts, runScript, type ScriptReply } from './scripts.js';
+import {
+  JOB_STATUSES,
+  isTerminalStatus,
+  type BatchFileView,
+  type BatchStatus,
+  type BatchView,
+  type JobError,
+  type JobRecord,
+  type JobRef,
+  type JobStatus,
+  type ResultPointer,
+  type SourceInfo,
+  type TransitionResult,
+} from './types.js';
+
+export interface JobStateOptions {
+  /** Key prefix: records live at `<prefix>:job:<id>` and `<prefix>:batch:<id>`. */
+  prefix: string;
+  ttl: { queuedSeconds: number; processingSeconds: number; resultSeconds: number };
+  /** How long a consumer's lease on a record holds without a heartbeat. */
+  leaseMs: number;
+  /** `host:pid` of this process, written as createdBy/updatedBy. */
+  actor: string;
+}
+
+export interface NewJob {
+  jobId: string;
+  tenant: string;
+  source: SourceInfo;
+  batch?: { batchId: string; index: number };
+}
+
+export interface NewBatch {
+  batchId: string;
+  tenant: string;
+  files: { index: number; name: string; jobId: string }[];
+}
+
+/** Fields read for a batch member: enough for the aggregate view, not the whole record. */
+const MEMBER_FIELDS = ['status', 'phase', 'done', 'total', 'errorCode', 'errorMessage'] as const;
+
+/**
+ * Job and batch state shared by every API and consumer process. All writes go through the Lua
+ * scripts in ../scripts (one atomic check-and-set each, documented there); reads are plain.
+ * Errors from Redis propagate unchanged: the caller decides that an outage means 503.
+ */
+export class JobStateStore {
+  constructor(
+    private readonly redis: Redis,
+    private readonly options: JobStateOptions,
+  ) {
+    registerScripts(redis);
+  }
+
+  jobKey(jobId: string): string {
+    return `${this.options.prefix}:job:${jobId}`;
+  }
+
+  batchKey(batchId: string): string {
+    return `${this.options.prefix}:batch:${batchId}`;
+  }
+
+  /** Creates a queued record; false if a record with that id already exists. */
+  async createJob(job: NewJob): Promise<boolean> {
+    const [created] = await runScript(this.redis, 'create', [this.jobKey(job.jobId)], this.createArgs(job));
+    return created === 1;
+  }
+
+  /** The batch record and one record per file, in one MULTI: a client never sees half a batch. */
+  async createBatch(batch: NewBatch, jobs: NewJob[]): Promise<void> {
+    const multi = this.redis.multi();
+    const meta = JSON.stringify({ tenant: batch.tenant, createdAt: new Date().toISOString(), files: batch.files });
+    multi.set(this.batchKey(batch.batchId), meta, 'EX', this.options.ttl.queuedSeconds);
+    for (const job of jobs) {
+      queueScript(multi, 'create', [this.jobKey(job.jobId), this.batchKey(batch.batchId)], this.createArgs(job));
+    }
+    const replies = await multi.exec();
+    const failure = replies?.find(([error]) => error !== null)?.[0];
+    if (!replies || failure) throw failure ?? new Error('batch creation aborted');
+  }
+
+  async getJob(jobId: string): Promise<JobRecord | null> {
+    const fields = await this.redis.hgetall(this.jobKey(jobId));
+    return decodeRecord(jobId, fields);
+  }
+
+  async getBatch(batchId: string): Promise<BatchView | null> {
+    const raw = await this.redis.get(this.batchKey(batchId));
+    if (raw === null) return null;
+    const meta = JSON.parse(raw) as { tenant: string; createdAt: string; files: NewBatch['files'] };
+    const pipeline = this.redis.pipeline();
+    for (const file of meta.files) pipeline.hmget(this.jobKey(file.jobId), ...MEMBER_FIELDS);
+    const replies = (await pipeline.exec()) ?? [];
+    const files = meta.files.map((file, i): BatchFileView => {
+      const [error, values] = replies[i] ?? [new Error('missing reply'), null];
+      if (error) throw error;
+      return memberView(file, values as (string | null)[]);
+    });
+    return aggregate(batchId, meta.tenant, meta.createdAt, files);
+  }
+
+  async start(ref: JobRef, phase: Phase): Promise<TransitionResult> {
+    const { ttl, leaseMs, actor } = this.options;
+    return toResult(await runScript(this.redis, 'start', this.keys(ref), [actor, phase, phaseRank(phase), leaseMs, ttl.processingSeconds]));
+  }
+
+  async progress(ref: JobRef, progress: { done: number; total: number }, phase?: Phase): Promise<TransitionResult> {
+    const { ttl, leaseMs, actor } = this.options;
+    return toResult(
+      await runScript(this.redis, 'progress', this.keys(ref), [
+        actor,
+        progress.done,
+        progress.total,
+        phase ?? '',
+        phase ? phaseRank(phase) : 0,
+        leaseMs,
+        ttl.processingSeconds,
+      ]),
+    );
+  }
+
+  async heartbeat(ref: JobRef): Promise<TransitionResult> {
+    const { ttl, leaseMs } = this.options;
+    return toResult(await runScript(this.redis, 'heartbeat', this.keys(ref), [leaseMs, ttl.processingSeconds]));
+  }
+
+  async complete(ref: JobRef, result: ResultPointer): Promise<TransitionResult> {
+    const { ttl, actor } = this.options;
+    const pointer = JSON.stringify({ packageId: result.packageId, size: result.size, sha256: result.sha256 });
+    return toResult(
+      await runScript(this.redis, 'complete', this.keys(ref), [actor, pointer, 'view_ready', phaseRank('view_ready'), ttl.resultSeconds]),
+    );
+  }
+
+  async fail(ref: JobRef, error: JobError): Promise<TransitionResult> {
+    const { ttl, actor } = this.options;
+    return toResult(await runScript(this.redis, 'fail', this.keys(ref), [actor, error.code, error.message.slice(0, 2_000), ttl.resultSeconds]));
+  }
+
+  private keys(ref: JobRef): string[] {
+    return ref.batchId ? [this.jobKey(ref.jobId), this.batchKey(ref.batchId)] : [this.jobKey(ref.jobId)];
+  }
+
+  private createArgs(job: NewJob): (string | number)[] {
+    const fields: (string | number)[] = [
+      'tenant', job.tenant,
+      'filename', job.source.filename,
+      'mediaType', job.source.mediaType,
+      'size', job.source.size,
+      'sha256', job.source.sha256,
+    ];
+    if (job.batch) fields.push('batchId', job.batch.batchId, 'batchIndex', job.batch.index);
+    return [this.options.actor, this.options.ttl.queuedSeconds, ...fields];
+  }
+}
+
+function toResult([applied, status]: ScriptReply): TransitionResult {
+  return { applied: applied === 1, status: status as TransitionResult['status'] };
+}
+
+const iso = (ms: string | undefined) => new Date(Number(ms ?? 0)).toISOString();
+
+function isStatus(value: string | undefined): value is JobStatus {
+  return (JOB_STATUSES as readonly string[]).includes(value ?? '');
+}
+
+function isPhase(value: string | undefined): value is Phase {
+  return (PHASES as readonly string[]).includes(value ?? '');
+}
+
+export function decodeRecord(jobId: string, f: Record<string, string>): JobRecord | null {
+  if (!isStatus(f.status)) return null;
+  const record: JobRecord = {
+    jobId,
+    tenant: f.tenant ?? '',
+    status: f.status,
+    phase: isPhase(f.phase) ? f.phase : 'queued',
+    progress: { done: Number(f.done ?? 0), total: Number(f.total ?? 0) },
+    source: { filename: f.filename ?? '', mediaType: f.mediaType ?? '', size: Number(f.size ?? 0), sha256: f.sha256 ?? '' },
+    createdAt: iso(f.createdAt),
+    updatedAt: iso(f.updatedAt),
+    createdBy: f.createdBy ?? '',
+    updatedBy: f.updatedBy ?? '',
+  };
+  if (f.errorCode) record.error = { code: f.errorCode, message: f.errorMessage ?? '' };
+  if (f.result) record.result = JSON.parse(f.result) as ResultPointer;
+  if (f.batchId) record.batch = { batchId: f.batchId, index: Number(f.batchIndex ?? 0) };
+  if (f.leaseUntil) record.leaseUntil = iso(f.leaseUntil);
+  return record;
+}
+
+function memberView(file: NewBatch['files'][number], values: (string | null)[]): BatchFileView {
+  const [status, phase, done, total, errorCode, errorMessage] = values;
+  const base = { index: file.index, name: file.name, jobId: file.jobId };
+  if (!isStatus(status ?? undefined)) return { ...base, status: 'expired' };
+  const view: BatchFileView = {
+    ...base,
+    status: status as JobStatus,
+    phase: isPhase(phase ?? undefined) ? (phase as Phase) : 'queued',
+    progress: { done: Number(done ?? 0), total: Number(total ?? 0) },
+  };
+  if (errorCode) view.error = { code: errorCode, message: errorMessage ?? '' };
+  return view;
+}
+
+/**
+ * A batch's status is derived at read time from its members' own records, so concurrent member
+ * completions never race on a shared counter: queued (all queued), processing (any not yet
+ * terminal), done (all done), failed (all failed or expired), partial (terminal, mixed).
+ */
+function aggregate(batchId: string, tenant: string, createdAt: string, files: BatchFileView[]): BatchView {
+  const completed = files.filter((f) => f.status === 'done').length;
+  const failed = files.filter((f) => f.status === 'failed').length;
+  const settled = files.every((f) => f.status === 'expired' || isTerminalStatus(f.status as JobStatus));
+  let status: BatchStatus;
+  if (!settled) status = files.every((f) => f.status === 'queued') ? 'queued' : 'processing';
+  else if (completed === files.length) status = 'done';
+  else if (completed === 0) status = 'failed';
+  else status = 'partial';
+  return { batchId, tenant, status, total: files.length, completed, failed, createdAt, files };
+}

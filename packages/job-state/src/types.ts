@@ -1,0 +1,83 @@
+import type { Phase } from './phases.js';
+
+export const JOB_STATUSES = ['queued', 'processing', 'done', 'failed'] as const;
+export type JobStatus = (typeof JOB_STATUSES)[number];
+
+export function isTerminalStatus(status: JobStatus): boolean {
+  return status === 'done' || status === 'failed';
+}
+
+/** Where the reading package is: a pointer, never the parsed content. */
+export interface ResultPointer {
+  packageId: string;
+  /** Bytes of the package manifest. */
+  size: number;
+  /** sha256 of the package manifest, hex. */
+  sha256: string;
+}
+
+export interface JobError {
+  /** Stable, documented code (docs/errors.md), e.g. `corrupt_document`. */
+  code: string;
+  message: string;
+}
+
+export interface SourceInfo {
+  filename: string;
+  mediaType: string;
+  size: number;
+  sha256: string;
+}
+
+export interface JobRecord {
+  jobId: string;
+  tenant: string;
+  status: JobStatus;
+  phase: Phase;
+  progress: { done: number; total: number };
+  error?: JobError;
+  result?: ResultPointer;
+  source: SourceInfo;
+  batch?: { batchId: string; index: number };
+  createdAt: string;
+  updatedAt: string;
+  createdBy: string;
+  updatedBy: string;
+  /** While processing: until when the current consumer's lease holds (ISO time). */
+  leaseUntil?: string;
+}
+
+/** Identifies a job to a transition; `batchId` lets the script keep the batch key alive too. */
+export interface JobRef {
+  jobId: string;
+  batchId?: string | undefined;
+}
+
+export interface TransitionResult {
+  /** False when the update was ignored (terminal record, or record gone): not an error. */
+  applied: boolean;
+  status: JobStatus | 'missing';
+}
+
+export type BatchStatus = 'queued' | 'processing' | 'done' | 'failed' | 'partial';
+
+export interface BatchFileView {
+  index: number;
+  name: string;
+  jobId: string;
+  status: JobStatus | 'expired';
+  phase?: Phase;
+  progress?: { done: number; total: number };
+  error?: JobError;
+}
+
+export interface BatchView {
+  batchId: string;
+  tenant: string;
+  status: BatchStatus;
+  total: number;
+  completed: number;
+  failed: number;
+  createdAt: string;
+  files: BatchFileView[];
+}

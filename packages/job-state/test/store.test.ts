@@ -1,0 +1,212 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import fc from 'fast-check';
+import type { Redis } from 'ioredis';
+import { connectTestRedis, deleteKeysWithPrefix, uniqueName } from '@readpack/testing';
+import { JobStateStore, type NewJob } from '../src/index.js';
+
+let redis: Redis;
+let prefix: string;
+let store: JobStateStore;
+const ttl = { queuedSeconds: 600, processingSeconds: 300, resultSeconds: 900 };
+
+beforeAll(() => {
+  redis = connectTestRedis();
+  prefix = uniqueName('jobstate');
+  store = new JobStateStore(redis, { prefix, ttl, leaseMs: 5_000, actor: 'test-host:1' });
+});
+
+afterAll(async () => {
+  await deleteKeysWithPrefix(redis, prefix);
+  await redis.quit();
+});
+
+let counter = 0;
+function newJob(overrides: Partial<NewJob> = {}): NewJob {
+  counter += 1;
+  return {
+    jobId: `job${counter}x`,
+    tenant: 'tenant-a',
+    source: { filename: 'a.pdf', mediaType: 'application/pdf', size: 10, sha256: 'ab'.repeat(32) },
+    ...overrides,
+  };
+}
+
+describe('job records', () => {
+  it('creates once, reads back, and refuses a second create', async () => {
+    const job = newJob();
+    expect(await store.createJob(job)).toBe(true);
+    expect(await store.createJob({ ...job, tenant: 'other' })).toBe(false);
+    const record = await store.getJob(job.jobId);
+    expect(record).toMatchObject({ jobId: job.jobId, tenant: 'tenant-a', status: 'queued', phase: 'queued', progress: { done: 0, total: 0 } });
+    expect(record?.createdBy).toBe('test-host:1');
+    expect(await redis.ttl(store.jobKey(job.jobId))).toBeGreaterThan(ttl.processingSeconds);
+  });
+
+  it('answers null for an absent record', async () => {
+    expect(await store.getJob('nope')).toBeNull();
+  });
+
+  it('moves queued → processing → done, sets the result window TTL and ignores later updates', async () => {
+    const job = newJob();
+    await store.createJob(job);
+    expect(await store.start(job, 'extract')).toEqual({ applied: true, status: 'processing' });
+    expect((await store.getJob(job.jobId))?.leaseUntil).toBeDefined();
+    expect(await redis.ttl(store.jobKey(job.jobId))).toBeLessThanOrEqual(ttl.processingSeconds);
+    await store.progress(job, { done: 3, total: 10 }, 'ocr');
+    const pointer = { packageId: 'pkg1', size: 123, sha256: 'cd'.repeat(32) };
+    expect(await store.complete(job, pointer)).toEqual({ applied: true, status: 'done' });
+    const ttlAfter = await redis.ttl(store.jobKey(job.jobId));
+    expect(ttlAfter).toBeGreaterThan(ttl.processingSeconds);
+    expect(ttlAfter).toBeLessThanOrEqual(ttl.resultSeconds);
+
+    expect(await store.progress(job, { done: 6, total: 10 }, 'extract')).toEqual({ applied: false, status: 'done' });
+    expect(await store.start(job, 'extract')).toEqual({ applied: false, status: 'done' });
+    expect(await store.fail(job, { code: 'x', message: 'late' })).toEqual({ applied: false, status: 'done' });
+    expect(await store.complete(job, { ...pointer, packageId: 'other' })).toEqual({ applied: false, status: 'done' });
+    const record = await store.getJob(job.jobId);
+    expect(record).toMatchObject({ status: 'done', phase: 'view_ready', progress: { done: 10, total: 10 }, result: pointer });
+    expect(record?.error).toBeUndefined();
+    expect(record?.leaseUntil).toBeUndefined();
+  });
+
+  it('records a failure with its code and keeps it terminal', async () => {
+    const job = newJob();
+    await store.createJob(job);
+    await store.start(job, 'extract');
+    expect(await store.fail(job, { code: 'corrupt_document', message: 'no xref' })).toEqual({ applied: true, status: 'failed' });
+    expect(await store.complete(job, { packageId: 'p', size: 1, sha256: 'x' })).toEqual({ applied: false, status: 'failed' });
+    expect(await store.getJob(job.jobId)).toMatchObject({ status: 'failed', phase: 'extract', error: { code: 'corrupt_document', message: 'no xref' } });
+  });
+
+  it('ignores transitions of a record that does not exist, and creates nothing', async () => {
+    const ref = { jobId: 'ghost' };
+    expect(await store.start(ref, 'extract')).toEqual({ applied: false, status: 'missing' });
+    expect(await store.heartbeat(ref)).toEqual({ applied: false, status: 'missing' });
+    expect(await store.complete(ref, { packageId: 'p', size: 1, sha256: 'x' })).toEqual({ applied: false, status: 'missing' });
+    expect(await redis.exists(store.jobKey('ghost'))).toBe(0);
+  });
+
+  it('never lowers progress or phase', async () => {
+    const job = newJob();
+    await store.createJob(job);
+    await store.progress(job, { done: 5, total: 10 }, 'ocr');
+    await store.progress(job, { done: 2, total: 4 }, 'extract');
+    expect(await store.getJob(job.jobId)).toMatchObject({ phase: 'ocr', progress: { done: 5, total: 10 } });
+  });
+
+  it('a heartbeat renews the lease of a processing record only', async () => {
+    const job = newJob();
+    await store.createJob(job);
+    expect(await store.heartbeat(job)).toEqual({ applied: false, status: 'queued' });
+    await store.start(job, 'extract');
+    const before = (await store.getJob(job.jobId))?.leaseUntil ?? '';
+    await new Promise((r) => setTimeout(r, 20));
+    expect(await store.heartbeat(job)).toEqual({ applied: true, status: 'processing' });
+    const after = (await store.getJob(job.jobId))?.leaseUntil ?? '';
+    expect(Date.parse(after)).toBeGreaterThan(Date.parse(before));
+  });
+});
+
+describe('concurrent writers', () => {
+  it('a late progress update racing done never leaves the record non-terminal, and progress never decreases', async () => {
+    // Many interleavings of progress updates from several "consumers" racing one completion,
+    // each on its own connection so Redis really sees them concurrently.
+    const writers = Array.from({ length: 4 }, () => connectTestRedis());
+    const stores = writers.map((r) => new JobStateStore(r, { prefix, ttl, leaseMs: 5_000, actor: 'w' }));
+    try {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.array(fc.record({ writer: fc.nat(3), done: fc.nat(10) }), { minLength: 1, maxLength: 25 }),
+          fc.nat(25),
+          async (updates, completeAt) => {
+            const job = newJob();
+            await store.createJob(job);
+            // Once the completion has been acknowledged, every later read must say `done`.
+            let completed = false;
+            const readsAfterCompletion: string[] = [];
+            const ops = updates.map(async ({ writer, done }, i) => {
+              if (i === Math.min(completeAt, updates.length - 1)) {
+                await stores[writer]!.complete(job, { packageId: 'p', size: 1, sha256: 'x' });
+                completed = true;
+              }
+              await stores[writer]!.progress(job, { done, total: 10 }, 'ocr');
+              const readAfterCompletion = completed;
+              const seen = await stores[(writer + 1) % 4]!.getJob(job.jobId);
+              if (readAfterCompletion) readsAfterCompletion.push(seen?.status ?? 'absent');
+            });
+            await Promise.all(ops);
+            const final = await store.getJob(job.jobId);
+            expect(final?.status).toBe('done');
+            expect(final?.progress.done).toBe(final?.progress.total);
+            expect(readsAfterCompletion.length).toBeGreaterThan(0);
+            expect(new Set(readsAfterCompletion)).toEqual(new Set(['done']));
+          },
+        ),
+        { numRuns: 60 },
+      );
+    } finally {
+      await Promise.all(writers.map((r) => r.quit()));
+    }
+  });
+
+  it('progress read by a poller is monotonic while writers race', async () => {
+    const job = newJob();
+    await store.createJob(job);
+    const writer = connectTestRedis();
+    const writerStore = new JobStateStore(writer, { prefix, ttl, leaseMs: 5_000, actor: 'w' });
+    const values = Array.from({ length: 200 }, (_, i) => (i * 7919) % 100);
+    let stop = false;
+    const seen: number[] = [];
+    const poll = (async () => {
+      while (!stop) seen.push((await store.getJob(job.jobId))?.progress.done ?? -1);
+    })();
+    try {
+      await Promise.all(values.map((done) => writerStore.progress(job, { done, total: 100 })));
+    } finally {
+      stop = true;
+      await poll;
+      await writer.quit();
+    }
+    for (let i = 1; i < seen.length; i += 1) expect(seen[i]).toBeGreaterThanOrEqual(seen[i - 1]!);
+    expect((await store.getJob(job.jobId))?.progress.done).toBe(99);
+  });
+});
+
+describe('batches', () => {
+  it('creates a batch with per-file records and aggregates their states', async () => {
+    const batchId = `batch${counter}`;
+    const jobs = [newJob(), newJob(), newJob()].map((j, index) => ({ ...j, batch: { batchId, index } }));
+    await store.createBatch(
+      { batchId, tenant: 'tenant-a', files: jobs.map((j, index) => ({ index, name: `f${index}.pdf`, jobId: j.jobId })) },
+      jobs,
+    );
+    let view = await store.getBatch(batchId);
+    expect(view).toMatchObject({ status: 'queued', total: 3, completed: 0, failed: 0 });
+    expect((await store.getJob(jobs[1]!.jobId))?.batch).toEqual({ batchId, index: 1 });
+
+    const ref = (i: number) => ({ jobId: jobs[i]!.jobId, batchId });
+    await store.start(ref(0), 'extract');
+    expect((await store.getBatch(batchId))?.status).toBe('processing');
+    // Concurrent completions touch only their own record: no lost update.
+    await Promise.all([
+      store.complete(ref(0), { packageId: 'a', size: 1, sha256: 'x' }),
+      store.complete(ref(1), { packageId: 'b', size: 1, sha256: 'x' }),
+      store.fail(ref(2), { code: 'corrupt_document', message: 'bad' }),
+    ]);
+    view = await store.getBatch(batchId);
+    expect(view).toMatchObject({ status: 'partial', total: 3, completed: 2, failed: 1 });
+    expect(view?.files.map((f) => f.status)).toEqual(['done', 'done', 'failed']);
+    expect(view?.files[2]?.error?.code).toBe('corrupt_document');
+    // The batch key outlives the queued TTL once members are terminal.
+    expect(await redis.ttl(store.batchKey(batchId))).toBeGreaterThan(ttl.queuedSeconds);
+  });
+
+  it('answers null for an unknown batch and marks expired members', async () => {
+    expect(await store.getBatch('none')).toBeNull();
+    const batchId = `batchexp${counter}`;
+    const job = { ...newJob(), batch: { batchId, index: 0 } };
+    await store.createBatch({ batchId, tenant: 't', files: [{ index: 0, name: 'x', jobId: job.jobId }] }, [job]);
+    await redis.del(store.jobKey(job.jobId));
+    expect(await store.getBatch(batchId)).toMatchObject({ status: 'failed', files: [{ status: 'expired' }] });
+  });
+});

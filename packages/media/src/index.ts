@@ -1,0 +1,67 @@
+import { open } from 'node:fs/promises';
+import { extname } from 'node:path';
+import { fileTypeFromFile } from 'file-type';
+
+/**
+ * The document kinds Readpack parses. The type is sniffed from the bytes (file-type reads magic
+ * numbers and, for OOXML, the zip's entries); the filename only chooses between text flavours,
+ * which have no magic number. An executable renamed `.pdf` is an executable.
+ */
+export const PARSEABLE_MEDIA_TYPES = {
+  'application/pdf': 'pdf',
+  'application/vnd.openxmlformats-officedocument.wordprocessingml.document': 'docx',
+  'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet': 'xlsx',
+  'text/plain': 'text',
+  'text/markdown': 'text',
+  'text/csv': 'text',
+} as const;
+
+export type ParseableMediaType = keyof typeof PARSEABLE_MEDIA_TYPES;
+export type DocumentKind = (typeof PARSEABLE_MEDIA_TYPES)[ParseableMediaType];
+
+export type SniffResult =
+  | { supported: true; mediaType: ParseableMediaType; kind: DocumentKind }
+  | { supported: false; detected: string };
+
+const TEXT_BY_EXTENSION: Record<string, ParseableMediaType> = {
+  '.md': 'text/markdown',
+  '.markdown': 'text/markdown',
+  '.csv': 'text/csv',
+};
+
+/** How much of a file without magic numbers is checked to call it text. */
+const TEXT_SNIFF_BYTES = 64 * 1024;
+
+export async function sniffMediaType(path: string, originalName: string): Promise<SniffResult> {
+  const detected = await fileTypeFromFile(path);
+  if (detected) {
+    const kind = (PARSEABLE_MEDIA_TYPES as Record<string, DocumentKind | undefined>)[detected.mime];
+    return kind ? { supported: true, mediaType: detected.mime as ParseableMediaType, kind } : { supported: false, detected: detected.mime };
+  }
+  if (await looksLikeText(path)) {
+    const mediaType = TEXT_BY_EXTENSION[extname(originalName).toLowerCase()] ?? 'text/plain';
+    return { supported: true, mediaType, kind: 'text' };
+  }
+  return { supported: false, detected: 'application/octet-stream' };
+}
+
+/** Text = non-empty, no NUL bytes, and valid UTF-8 (a multi-byte sequence cut at the window's end is fine). */
+async function looksLikeText(path: string): Promise<boolean> {
+  const handle = await open(path, 'r');
+  try {
+    const buffer = Buffer.alloc(TEXT_SNIFF_BYTES);
+    const { bytesRead } = await handle.read(buffer, 0, TEXT_SNIFF_BYTES, 0);
+    if (bytesRead === 0) return false;
+    const window = buffer.subarray(0, bytesRead);
+    if (window.includes(0)) return false;
+    const decoder = new TextDecoder('utf-8', { fatal: true });
+    try {
+      decoder.decode(window, { stream: bytesRead === TEXT_SNIFF_BYTES });
+      return true;
+    } catch {
+      return false; // not UTF-8: we do not guess legacy encodings
+    }
+  } finally {
+    await handle.close();
+  }
+}

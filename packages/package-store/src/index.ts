@@ -1,0 +1,22 @@
+import { join } from 'node:path';
+import { LocalBlobStore } from './blob-store.js';
+import { PackageStore } from './package-store.js';
+
+export { LocalBlobStore, BlobTooLargeError, type BlobInfo } from './blob-store.js';
+export { PackageStore, type WrittenPackage } from './package-store.js';
+export * from './manifest.js';
+
+/** The on-disk layout under DATA_DIR, shared by the API and every consumer. */
+export interface Storage {
+  blobs: LocalBlobStore;
+  packages: PackageStore;
+  /** Uploads in progress: same filesystem as the blobs, so adopting one is a rename. */
+  spoolDir: string;
+}
+
+export async function openStorage(dataDir: string): Promise<Storage> {
+  const blobs = new LocalBlobStore(join(dataDir, 'blobs'));
+  const packages = new PackageStore(join(dataDir, 'packages'), blobs);
+  await Promise.all([blobs.init(), packages.init()]);
+  return { blobs, packages, spoolDir: join(dataDir, 'blobs', '.tmp') };
+}

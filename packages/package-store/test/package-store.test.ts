@@ -1,0 +1,69 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { BlobTooLargeError, openStorage, SCHEMA_VERSION, type PackageManifest, type Storage } from '../src/index.js';
+
+let dir: string;
+let storage: Storage;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'readpack-store-'));
+  storage = await openStorage(dir);
+});
+afterAll(async () => rm(dir, { recursive: true, force: true }));
+
+describe('blob store', () => {
+  it('stores content by its sha256, once', async () => {
+    const a = await storage.blobs.putBuffer(Buffer.from('hello'));
+    const b = await storage.blobs.putStream(Readable.from([Buffer.from('hel'), Buffer.from('lo')]));
+    expect(a).toEqual(b);
+    expect(a.sha256).toBe('2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824');
+    expect((await storage.blobs.readBuffer(a.sha256)).toString()).toBe('hello');
+    expect(await readdir(join(dir, 'blobs', '.tmp'))).toEqual([]);
+  });
+
+  it('aborts a stream over the limit and leaves nothing behind', async () => {
+    const big = Readable.from([Buffer.alloc(600), Buffer.alloc(600)]);
+    await expect(storage.blobs.putStream(big, 1_000)).rejects.toBeInstanceOf(BlobTooLargeError);
+    expect(await readdir(join(dir, 'blobs', '.tmp'))).toEqual([]);
+  });
+});
+
+describe('package store', () => {
+  const manifest = (text: string): PackageManifest => ({
+    schemaVersion: SCHEMA_VERSION,
+    packageId: 'job_abcdefgh',
+    jobId: 'job_abcdefgh',
+    tenant: 't',
+    source: { filename: 'a.txt', mediaType: 'text/plain', size: 5, sha256: '0'.repeat(64) },
+    origin: { parser: 'readpack-text', version: '1', engine: 'native' },
+    text,
+    tables: [],
+    assets: [],
+  });
+
+  it('writes a manifest atomically and byte-identically on re-run', async () => {
+    const first = await storage.packages.write(manifest('hello'));
+    const bytes1 = await readFile(storage.packages.pathOf('job_abcdefgh'));
+    const second = await storage.packages.write(manifest('hello'));
+    const bytes2 = await readFile(storage.packages.pathOf('job_abcdefgh'));
+    expect(second).toEqual(first);
+    expect(bytes2.equals(bytes1)).toBe(true);
+    expect((await storage.packages.read('job_abcdefgh'))?.text).toBe('hello');
+    expect(await readdir(join(dir, 'packages', '.tmp'))).toEqual([]);
+  });
+
+  it('refuses a manifest whose assets are missing', async () => {
+    const m = manifest('x');
+    m.assets.push({ sha256: 'f'.repeat(64), mediaType: 'image/png', size: 1, role: 'embedded-image' });
+    await expect(storage.packages.write({ ...m, packageId: 'job_missingasset' })).rejects.toThrow(/not in the blob store/);
+    expect(await storage.packages.read('job_missingasset')).toBeNull();
+  });
+
+  it('answers null for absent or malformed ids', async () => {
+    expect(await storage.packages.read('job_nothere1')).toBeNull();
+    expect(await storage.packages.read('../../etc/passwd')).toBeNull();
+  });
+});

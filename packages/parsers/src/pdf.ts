@@ -1,0 +1,99 @@
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { dirname, join, sep } from 'node:path';
+import { PDFParse, VerbosityLevel } from 'pdf-parse';
+import { errorMessage } from './ooxml.js';
+import { DocumentError, type ParseInput, type ParseOptions, type ParsedDocument, type ParsedPage } from './types.js';
+import { libraryOrigin, packageDir } from './versions.js';
+
+interface PdfjsAssets {
+  cMapUrl: string;
+  standardFontDataUrl: string;
+}
+
+let assets: PdfjsAssets | undefined;
+
+/**
+ * Filesystem folders (with a trailing separator, as pdfjs concatenates file names) of the CMaps
+ * and standard fonts of the pdfjs-dist copy pdf-parse loads. Without the CMaps, CJK text in
+ * predefined-CMap fonts extracts as empty strings, silently.
+ */
+function pdfjsAssets(): PdfjsAssets {
+  if (!assets) {
+    const fromPdfParse = createRequire(join(packageDir('pdf-parse'), 'package.json'));
+    const root = dirname(fromPdfParse.resolve('pdfjs-dist/package.json'));
+    assets = { cMapUrl: join(root, 'cmaps') + sep, standardFontDataUrl: join(root, 'standard_fonts') + sep };
+  }
+  return assets;
+}
+
+/** Non-whitespace characters: the signal the OCR-routing stage reads. */
+export function countChars(text: string): number {
+  return Array.from(text.replace(/\s+/gu, '')).length;
+}
+
+function tidyPage(text: string): string {
+  return text.replace(/[ \t]+$/gm, '').replace(/^\n+|\s+$/g, '');
+}
+
+/** pdfjs errors by name (pdf-parse re-creates them as its own classes; some come raw from pdfjs). */
+function toDocumentError(err: unknown, passwordGiven: boolean): unknown {
+  if (err instanceof DocumentError || !(err instanceof Error)) return err;
+  switch (err.name) {
+    case 'PasswordException':
+      return new DocumentError(
+        'encrypted_document',
+        passwordGiven ? 'the PDF password is incorrect' : 'the PDF is password-protected: supply its password',
+        { cause: err },
+      );
+    // UnknownErrorException: how pdfjs wraps any other error raised while interpreting the file.
+    case 'InvalidPDFException':
+    case 'FormatError':
+    case 'UnknownErrorException':
+      return new DocumentError('corrupt_document', `not a readable PDF: ${errorMessage(err)}`, { cause: err });
+    default:
+      return err;
+  }
+}
+
+/**
+ * Text-layer PDF extraction with pdf-parse 2 (pdfjs-dist). Every page is kept, also those without
+ * a text layer (empty text, charCount 0): the OCR stage picks them up.
+ */
+export async function parsePdf(input: ParseInput, limits: Required<ParseOptions>): Promise<ParsedDocument> {
+  const data = await readFile(input.path);
+  if (data.length === 0) throw new DocumentError('corrupt_document', 'the PDF file is empty (0 bytes)');
+  const origin = libraryOrigin('pdf-parse', 'text-layer');
+  const parser = new PDFParse({
+    // pdfjs may transfer (detach) the bytes it gets: hand it its own copy.
+    data: new Uint8Array(data),
+    ...(input.password !== undefined ? { password: input.password } : {}),
+    ...pdfjsAssets(),
+    cMapPacked: true,
+    isEvalSupported: false,
+    verbosity: VerbosityLevel.ERRORS,
+  });
+  try {
+    const { total } = await parser.getInfo();
+    if (total === 0) throw new DocumentError('empty_document', 'the PDF has no pages');
+    if (total > limits.maxPages) {
+      throw new DocumentError('too_many_pages', `the PDF has ${total} pages, more than the limit of ${limits.maxPages}`);
+    }
+    const result = await parser.getText({ pageJoiner: '' });
+    const pages: ParsedPage[] = [...result.pages]
+      .sort((a, b) => a.num - b.num)
+      .map((page) => {
+        const text = tidyPage(page.text);
+        return { index: page.num - 1, text, origin, charCount: countChars(text) };
+      });
+    return { origin, text: pages.map((p) => p.text).join('\n\n'), pages, tables: [], images: [] };
+  } catch (err) {
+    throw toDocumentError(err, input.password !== undefined && input.password !== '');
+  } finally {
+    try {
+      await parser.destroy();
+    } catch {
+      // Tear-down of an already failed or finished document: its outcome is decided above.
+    }
+  }
+}

@@ -1,0 +1,96 @@
+/**
+ * What every parser returns. It is the worker's intermediate form: the assemble stage turns it
+ * into a reading package (docs/reading-package.md). Parsers never touch Redis, queues or disk
+ * beyond reading their input file, so they can run in a worker thread and be tested alone.
+ */
+
+/** Which kind of engine produced a part's text. */
+export type Engine = 'native' | 'text-layer' | 'ocr' | 'mineru';
+
+export interface PartOrigin {
+  /** Library that produced the part, e.g. `mammoth`, `pdf-parse`, `@e965/xlsx`, `readpack-text`. */
+  parser: string;
+  /** That library's version, read from its package.json (not hard-coded). */
+  version: string;
+  engine: Engine;
+}
+
+export interface ParsedPage {
+  /** 0-based page index. */
+  index: number;
+  text: string;
+  origin: PartOrigin;
+  /** Count of non-whitespace characters in `text`: the OCR-routing rule of a later stage reads it. */
+  charCount: number;
+}
+
+export interface ParsedTable {
+  /** Sheet name for spreadsheets, `Table N` for tables inside documents. */
+  name: string;
+  /** Cells as displayed (formatted) text, row-major; ragged rows are padded with ''. */
+  rows: string[][];
+  origin: PartOrigin;
+}
+
+export interface EmbeddedImage {
+  /** Name inside the source document, e.g. `word/media/image1.png`, or `image-1.png`. */
+  name: string;
+  mediaType: string;
+  data: Uint8Array;
+}
+
+export interface ParsedDocument {
+  /** The origin of the document as a whole (the main parser). */
+  origin: PartOrigin;
+  /** The whole document in reading order; for paged formats the pages joined by blank lines. */
+  text: string;
+  /** Paged formats (PDF) only. */
+  pages?: ParsedPage[];
+  tables: ParsedTable[];
+  images: EmbeddedImage[];
+}
+
+export interface ParseInput {
+  /** Absolute path of the document on local disk. */
+  path: string;
+  /** Sniffed media type (see @readpack/media), never the client's claim. */
+  mediaType: string;
+  /** PDF user password, when the upload supplied one. Never logged. */
+  password?: string;
+}
+
+/**
+ * Size guards for `parseDocument`. Every field is optional and has a default (`DEFAULT_LIMITS`).
+ * Passed as a second argument so `ParseInput` stays a description of the document only.
+ */
+export interface ParseOptions {
+  /** PDF: a document with more pages fails with `too_many_pages`. Default 5000. */
+  maxPages?: number;
+  /** XLSX sheets and CSV: more rows than this fails with `unsupported_content`. Default 100 000. */
+  maxSheetRows?: number;
+  /** XLSX sheets and CSV: more columns than this fails with `unsupported_content`. Default 1000. */
+  maxSheetColumns?: number;
+}
+
+/** Stable error codes a user can cause with a document; they end a job at once (no retry). */
+export type DocumentErrorCode =
+  | 'corrupt_document'
+  | 'encrypted_document'
+  | 'empty_document'
+  | 'unsupported_content'
+  | 'too_many_pages';
+
+/**
+ * A problem with the document itself: retrying cannot help. Anything else a parser throws is
+ * treated as transient by the worker (retried with backoff).
+ */
+export class DocumentError extends Error {
+  override readonly name = 'DocumentError';
+  constructor(
+    readonly code: DocumentErrorCode,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}

@@ -1,0 +1,27 @@
+import type { Stage } from '@readpack/config';
+import type { z } from 'zod';
+import { assembleQueue } from './stages/assemble.config.js';
+import { extractQueue } from './stages/extract.config.js';
+
+/**
+ * Every queue of the pipeline, one per stage. The API and the workers import this same object:
+ * the API to add jobs, the workers to consume them. `satisfies Record<Stage, …>` makes a stage
+ * without a queue (or a queue without a stage) a compile error.
+ */
+export const QUEUES = {
+  extract: extractQueue,
+  assemble: assembleQueue,
+} as const satisfies Record<Stage, { name: Stage }>;
+
+export type QueueName = keyof typeof QUEUES;
+export type PayloadOf<N extends QueueName> = z.infer<(typeof QUEUES)[N]['payload']>;
+
+/** BullMQ key prefix under the deployment prefix, e.g. `readpack:bull:extract:…`. */
+export function bullPrefix(prefix: string): string {
+  return `${prefix}:bull`;
+}
+
+/** Deterministic BullMQ ids of a job's later stages: a re-delivered step re-adds nothing. */
+export function stageJobId(jobId: string, stage: QueueName): string {
+  return stage === 'extract' ? jobId : `${jobId}-${stage}`;
+}

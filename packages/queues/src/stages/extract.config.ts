@@ -1,0 +1,26 @@
+import { extractPayload } from '../payloads.js';
+import type { QueueDefinition } from '../definition.js';
+
+/**
+ * extract: sniffed document → per-part text, tables and embedded images.
+ *
+ * - attempts 3, exponential backoff from 2 s with jitter: a transient failure (disk, Redis blip,
+ *   a killed parser thread) gets two more tries spread over ~6 s; a broken document fails at
+ *   once instead (UnrecoverableError), so attempts are not wasted on it.
+ * - lockDuration 30 s (renewed every 15 s): parsing runs in a worker thread, so the event loop that
+ *   renews the lock stays free; 30 s only matters when the process dies.
+ * - stalledInterval 15 s: worst-case takeover after a SIGKILL ≈ lockDuration + stalledInterval = 45 s.
+ * - maxStalledCount 2: a document that kills its process three times is failed (poison), not looped.
+ * - retention: completed jobs for an hour (Bull Board visibility), failed ones for a week.
+ */
+export const extractQueue = {
+  name: 'extract',
+  payload: extractPayload,
+  jobOptions: {
+    attempts: 3,
+    backoff: { type: 'exponential', delay: 2_000, jitter: 0.5 },
+    removeOnComplete: { age: 3_600, count: 1_000 },
+    removeOnFail: { age: 7 * 86_400, count: 10_000 },
+  },
+  worker: { lockDuration: 30_000, stalledInterval: 15_000, maxStalledCount: 2 },
+} as const satisfies QueueDefinition<typeof extractPayload>;

@@ -1,0 +1,3 @@
+export { testRedisUrl, uniqueName, connectTestRedis, deleteKeysWithPrefix } from './redis.js';
+export { repoRoot, fixturePath, corpusManifest, containsSnippet, type CorpusEntry } from './fixtures.js';
+export { waitFor } from './wait.js';

@@ -1,0 +1,84 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig, STAGES, type Config } from '@readpack/config';
+import { createLogger } from '@readpack/logging';
+import { connectTestRedis, deleteKeysWithPrefix, testRedisUrl, uniqueName } from '@readpack/testing';
+import { startApi, type RunningApi } from '../apps/api/src/server.js';
+import { startConsumer, type RunningConsumer } from '../apps/worker/src/runner.js';
+
+/**
+ * A whole Readpack in the test process: API on a free port, one consumer per stage, its own Redis
+ * prefix and data directory. `stop()` closes everything and deletes its keys and files.
+ */
+export interface Pipeline {
+  config: Config;
+  api: RunningApi;
+  consumers: RunningConsumer[];
+  stop(): Promise<void>;
+}
+
+export async function testConfig(overrides: Record<string, string> = {}): Promise<Config> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'readpack-test-'));
+  return loadConfig({
+    REDIS_URL: testRedisUrl(),
+    READPACK_PREFIX: uniqueName('rp'),
+    DATA_DIR: dataDir,
+    PORT: '0',
+    LOG_LEVEL: 'error',
+    HEARTBEAT_INTERVAL_MS: '1000',
+    ...overrides,
+  });
+}
+
+export async function startPipeline(overrides: Record<string, string> = {}, options: { consumers?: boolean } = {}): Promise<Pipeline> {
+  const config = await testConfig(overrides);
+  const logger = createLogger({ level: config.logLevel, component: 'test' });
+  // Failures are expected in many tests; assertions, not log lines, tell the story.
+  logger.silent = process.env.TEST_LOGS !== '1';
+  const api = await startApi(config, logger);
+  const consumers = options.consumers === false ? [] : await Promise.all(STAGES.map((stage) => startConsumer(stage, config, logger)));
+  return {
+    config,
+    api,
+    consumers,
+    async stop() {
+      await Promise.all(consumers.map((c) => c.close(2_000)));
+      await api.close();
+      const redis = connectTestRedis();
+      await deleteKeysWithPrefix(redis, config.redis.prefix);
+      await redis.quit();
+      await rm(config.dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export async function upload(baseUrl: string, files: { name: string; data: Uint8Array; field?: string }[], path = '/api/files'): Promise<Response> {
+  const form = new FormData();
+  for (const f of files) form.append(f.field ?? 'file', new Blob([f.data]), f.name);
+  return fetch(`${baseUrl}${path}`, { method: 'POST', body: form });
+}
+
+export interface StatusBody {
+  jobId: string;
+  status: string;
+  phase: string;
+  progress: { done: number; total: number };
+  error?: { code: string; message: string };
+  result?: { packageId: string; size: number; sha256: string };
+}
+
+/** Polls a job until it is terminal; returns every status body seen. */
+export async function pollUntilTerminal(baseUrl: string, jobId: string, timeoutMs = 30_000): Promise<StatusBody[]> {
+  const seen: StatusBody[] = [];
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const res = await fetch(`${baseUrl}/api/files/job/${jobId}`);
+    if (res.status !== 200) throw new Error(`status ${res.status} for ${jobId}: ${await res.text()}`);
+    const body = (await res.json()) as StatusBody;
+    seen.push(body);
+    if (body.status === 'done' || body.status === 'failed') return seen;
+    if (Date.now() > deadline) throw new Error(`job ${jobId} not terminal after ${timeoutMs} ms: ${JSON.stringify(body)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}

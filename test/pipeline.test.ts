@@ -1,0 +1,86 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { readFile } from 'node:fs/promises';
+import { containsSnippet, corpusManifest, fixturePath } from '@readpack/testing';
+import { pollUntilTerminal, startPipeline, upload, type Pipeline } from './harness.js';
+
+let pipeline: Pipeline;
+let base: string;
+
+beforeAll(async () => {
+  pipeline = await startPipeline();
+  base = pipeline.api.url;
+});
+afterAll(async () => pipeline?.stop());
+
+const PARSED_LOCALLY = /^(application\/pdf|application\/vnd\.openxmlformats)/;
+
+describe('upload → extract → assemble → package', () => {
+  const cases = corpusManifest().filter((f) => PARSED_LOCALLY.test(f.media_type) && f.has_text_layer === true && !/encrypt/i.test(f.kind) && f.snippets.length > 0);
+
+  it.each(cases.map((c) => [c.name, c] as const))('%s yields a package with its MANIFEST snippets', async (name, entry) => {
+    const res = await upload(base, [{ name, data: await readFile(fixturePath(name)) }]);
+    expect(res.status).toBe(202);
+    const { jobId, statusUrl } = (await res.json()) as { jobId: string; statusUrl: string };
+    expect(statusUrl).toBe(`${base}/api/files/job/${jobId}`);
+    const history = await pollUntilTerminal(base, jobId, 90_000);
+    const final = history.at(-1)!;
+    expect(final).toMatchObject({ status: 'done', phase: 'view_ready' });
+    expect(final.result?.sha256).toMatch(/^[0-9a-f]{64}$/);
+    const done = history.map((h) => h.progress.done);
+    expect(done).toEqual([...done].sort((a, b) => a - b));
+
+    const pkg = await fetch(`${base}/api/files/job/${jobId}/package`);
+    expect(pkg.status).toBe(200);
+    const manifest = (await pkg.json()) as { text: string; source: { sha256: string }; assets: { url: string; sha256: string; mediaType: string }[] };
+    for (const snippet of entry.snippets) expect(containsSnippet(manifest.text, snippet.text)).toBe(true);
+    for (const asset of manifest.assets) {
+      expect(asset.url.startsWith(`${base}/api/assets/`)).toBe(true);
+      const bytes = await fetch(asset.url);
+      expect(bytes.status).toBe(200);
+      expect(bytes.headers.get('content-type')).toContain(asset.mediaType);
+      expect(bytes.headers.get('etag')).toBe(`"${asset.sha256}"`);
+    }
+  }, 120_000);
+});
+
+describe('status contract', () => {
+  it('404 job_not_found for an unknown id, with X-Served-By', async () => {
+    const res = await fetch(`${base}/api/files/job/job_AAAAAAAAAAAAAAAAAAAAAA`);
+    expect(res.status).toBe(404);
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe('job_not_found');
+    expect(res.headers.get('x-served-by')).toMatch(/^.+:\d+$/);
+  });
+
+  it('a corrupt PDF ends failed with a stable code, and its package answers 409', async () => {
+    const res = await upload(base, [{ name: 'broken.pdf', data: await readFile(fixturePath('pdflatex-4-pages.truncated.pdf')) }]);
+    const { jobId } = (await res.json()) as { jobId: string };
+    const final = (await pollUntilTerminal(base, jobId)).at(-1)!;
+    expect(final).toMatchObject({ status: 'failed', error: { code: 'corrupt_document' } });
+    const pkg = await fetch(`${base}/api/files/job/${jobId}/package`);
+    expect(pkg.status).toBe(409);
+    expect(await pkg.json()).toMatchObject({ error: { code: 'package_not_ready', status: 'failed' } });
+  });
+
+  it('an encrypted PDF ends failed / encrypted_document', async () => {
+    const res = await upload(base, [{ name: 'secret.pdf', data: await readFile(fixturePath('libreoffice-writer-password.pdf')) }]);
+    const { jobId } = (await res.json()) as { jobId: string };
+    expect((await pollUntilTerminal(base, jobId)).at(-1)).toMatchObject({ status: 'failed', error: { code: 'encrypted_document' } });
+  });
+
+  it('a batch of two reports completed 2 of 2', async () => {
+    const res = await upload(
+      base,
+      [
+        { name: 'a.docx', data: await readFile(fixturePath('footnotes.docx')), field: 'files' },
+        { name: 'b.xlsx', data: await readFile(fixturePath('table-multiple.xlsx')), field: 'files' },
+      ],
+      '/api/files/batch',
+    );
+    expect(res.status).toBe(202);
+    const body = (await res.json()) as { batchId: string; statusUrl: string; files: { index: number; name: string; jobId: string }[] };
+    expect(body.files.map((f) => f.name)).toEqual(['a.docx', 'b.xlsx']);
+    for (const f of body.files) await pollUntilTerminal(base, f.jobId);
+    const batch = (await (await fetch(body.statusUrl)).json()) as { status: string; total: number; completed: number; failed: number };
+    expect(batch).toMatchObject({ status: 'done', total: 2, completed: 2, failed: 0 });
+  });
+});
