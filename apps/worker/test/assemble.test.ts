@@ -1,0 +1,73 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import type { Job } from 'bullmq';
+import { JobStateStore } from '@readpack/job-state';
+import { createLogger } from '@readpack/logging';
+import { openStorage, type Storage } from '@readpack/package-store';
+import { QueueProducer } from '@readpack/queues';
+import { parseDocument } from '@readpack/parsers';
+import { connectTestRedis, deleteKeysWithPrefix, fixturePath } from '@readpack/testing';
+import type { Redis } from 'ioredis';
+import { testConfig } from '../../../test/harness.js';
+import type { Extraction } from '../src/extraction.js';
+import { assembleStage } from '../src/stages/assemble.js';
+import type { StageContext } from '../src/stage.js';
+
+let redis: Redis;
+let storage: Storage;
+let ctx: StageContext;
+let prefix: string;
+
+beforeAll(async () => {
+  const config = await testConfig();
+  prefix = config.redis.prefix;
+  redis = connectTestRedis();
+  storage = await openStorage(resolve(config.dataDir));
+  const logger = createLogger({ component: 'test' });
+  logger.silent = true;
+  ctx = {
+    config,
+    logger,
+    job: {} as Job,
+    storage,
+    state: new JobStateStore(redis, { prefix, ttl: { queuedSeconds: 60, processingSeconds: 60, resultSeconds: 60 }, leaseMs: 1_000, actor: 'test:1' }),
+    producer: new QueueProducer(redis, prefix),
+  };
+});
+afterAll(async () => {
+  await ctx.producer.close();
+  await deleteKeysWithPrefix(redis, prefix);
+  await redis.quit();
+});
+
+describe('assemble', () => {
+  it('run twice for the same job leaves one byte-identical package and one terminal transition', async () => {
+    const parsed = await parseDocument({ path: fixturePath('word_sample.docx'), mediaType: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document' });
+    const images = [];
+    for (const image of parsed.images) images.push({ name: image.name, mediaType: image.mediaType, ...(await storage.blobs.putBuffer(image.data)) });
+    const extraction: Extraction = { ...parsed, images };
+    const stored = await storage.blobs.putBuffer(Buffer.from(JSON.stringify(extraction)));
+    const jobId = 'job_assembletwice000000';
+    const source = { sha256: 'a'.repeat(64), filename: 'word_sample.docx', mediaType: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document', size: 1 };
+    await ctx.state.createJob({ jobId, tenant: 'default', source });
+    await ctx.state.start({ jobId }, 'assemble');
+    const payload = { jobId, tenant: 'default', source, extraction: { sha256: stored.sha256 } };
+
+    await assembleStage.handle(payload, ctx);
+    const first = await readFile(storage.packages.pathOf(jobId));
+    const recordAfterFirst = await ctx.state.getJob(jobId);
+    await assembleStage.handle(payload, ctx);
+    const second = await readFile(storage.packages.pathOf(jobId));
+    const recordAfterSecond = await ctx.state.getJob(jobId);
+
+    expect(second.equals(first)).toBe(true);
+    expect(recordAfterFirst?.status).toBe('done');
+    expect(recordAfterSecond).toEqual(recordAfterFirst); // the second completion was ignored
+    const manifest = JSON.parse(first.toString('utf8')) as { assets: { sha256: string; role: string }[]; text: string };
+    expect(manifest.assets.length).toBeGreaterThan(0);
+    expect(manifest.assets.every((a) => a.role === 'embedded-image')).toBe(true);
+    expect(manifest.text).toContain('Summer activities');
+    expect(recordAfterFirst?.result?.sha256).toMatch(/^[0-9a-f]{64}$/);
+  });
+});
