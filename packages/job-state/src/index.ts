@@ -1,3 +1,4 @@
 export { JobStateStore, decodeRecord, type JobStateOptions, type NewJob, type NewBatch } from './store.js';
 export { PHASES, phaseRank, type Phase } from './phases.js';
+export { dedupIdentity } from './identity.js';
 export * from './types.js';

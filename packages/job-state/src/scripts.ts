@@ -6,11 +6,11 @@ import type { ChainableCommander, Redis } from 'ioredis';
  * registers them on a connection with ioredis' defineCommand (EVALSHA, falling back to EVAL once
  * per connection). The prelude with the shared helpers is prepended to each script.
  */
-export const SCRIPT_NAMES = ['create', 'start', 'progress', 'heartbeat', 'complete', 'fail'] as const;
+export const SCRIPT_NAMES = ['create', 'create-deduped', 'start', 'progress', 'heartbeat', 'complete', 'fail', 'replay'] as const;
 export type ScriptName = (typeof SCRIPT_NAMES)[number];
 
-/** What every script returns: [1 applied | 0 ignored, status after the call]. */
-export type ScriptReply = [number, string];
+/** What every script returns: [1 applied | 0 ignored, status after the call, (some scripts) a detail]. */
+export type ScriptReply = [number, string, (string | number)?];
 
 const scriptDir = new URL('../scripts/', import.meta.url);
 const prelude = readFileSync(new URL('prelude.lua', scriptDir), 'utf8');
@@ -18,7 +18,7 @@ const sources = Object.fromEntries(
   SCRIPT_NAMES.map((name) => [name, `${prelude}\n${readFileSync(new URL(`${name}.lua`, scriptDir), 'utf8')}`]),
 ) as Record<ScriptName, string>;
 
-const commandName = (name: ScriptName) => `readpackJob_${name}`;
+const commandName = (name: ScriptName) => `readpackJob_${name.replace('-', '_')}`;
 const registered = new WeakSet<Redis>();
 
 export function registerScripts(redis: Redis): void {

@@ -63,10 +63,37 @@ export class JobStateStore {
     return `${this.options.prefix}:batch:${batchId}`;
   }
 
+  dedupKey(identity: string): string {
+    return `${this.options.prefix}:dedup:${identity}`;
+  }
+
   /** Creates a queued record; false if a record with that id already exists. */
   async createJob(job: NewJob): Promise<boolean> {
     const [created] = await runScript(this.redis, 'create', [this.jobKey(job.jobId)], this.createArgs(job));
     return created === 1;
+  }
+
+  /**
+   * Active-only dedup (see scripts/create-deduped.lua): creates `job` unless a job with the same
+   * content identity is still queued or processing, in which case that job's id is returned and
+   * nothing is created. The new job's id is the BullMQ job id too (the second gate: an add with
+   * an existing id is ignored by BullMQ), so a duplicate can neither create a record nor a job.
+   */
+  async createOrJoin(identity: string, job: NewJob): Promise<{ created: boolean; jobId: string }> {
+    const dedupKey = this.dedupKey(identity);
+    const newKey = this.jobKey(job.jobId);
+    const dedupTtl = this.options.ttl.queuedSeconds + this.options.ttl.processingSeconds;
+    for (let attempt = 0; attempt < 10; attempt += 1) {
+      const seen = (await this.redis.get(dedupKey)) ?? '';
+      const [created, outcome, id] = await runScript(
+        this.redis,
+        'create-deduped',
+        [dedupKey, seen ? this.jobKey(seen) : newKey, newKey],
+        [this.options.actor, this.options.ttl.queuedSeconds, seen, job.jobId, dedupTtl, ...recordFields(job)],
+      );
+      if (outcome !== 'retry') return { created: created === 1, jobId: String(id) };
+    }
+    throw new Error('dedup gate kept changing under contention');
   }
 
   /** The batch record and one record per file, in one MULTI: a client never sees half a batch. */
@@ -135,6 +162,24 @@ export class JobStateStore {
     );
   }
 
+  /** Operator replay of a failed job: back to `queued` in a new attempt series (scripts/replay.lua). */
+  async replay(ref: JobRef): Promise<TransitionResult & { series: number }> {
+    const [applied, status, series] = await runScript(this.redis, 'replay', this.keys(ref), [this.options.actor, this.options.ttl.queuedSeconds]);
+    return { applied: applied === 1, status: status as TransitionResult['status'], series: Number(series ?? 0) };
+  }
+
+  /** Job ids with a record, a page at a time (SCAN: never blocks Redis). For maintenance only. */
+  async *scanJobIds(count = 500): AsyncGenerator<string[]> {
+    const match = `${this.options.prefix}:job:*`;
+    const offset = match.length - 1;
+    let cursor = '0';
+    do {
+      const [next, keys] = await this.redis.scan(cursor, 'MATCH', match, 'COUNT', count);
+      cursor = next;
+      if (keys.length > 0) yield keys.map((k) => k.slice(offset));
+    } while (cursor !== '0');
+  }
+
   async fail(ref: JobRef, error: JobError): Promise<TransitionResult> {
     const { ttl, actor } = this.options;
     return toResult(await runScript(this.redis, 'fail', this.keys(ref), [actor, error.code, error.message.slice(0, 2_000), ttl.resultSeconds]));
@@ -145,16 +190,15 @@ export class JobStateStore {
   }
 
   private createArgs(job: NewJob): (string | number)[] {
-    const fields: (string | number)[] = [
-      'tenant', job.tenant,
-      'filename', job.source.filename,
-      'mediaType', job.source.mediaType,
-      'size', job.source.size,
-      'sha256', job.source.sha256,
-    ];
-    if (job.batch) fields.push('batchId', job.batch.batchId, 'batchIndex', job.batch.index);
-    return [this.options.actor, this.options.ttl.queuedSeconds, ...fields];
+    return [this.options.actor, this.options.ttl.queuedSeconds, ...recordFields(job)];
   }
+}
+
+function recordFields(job: NewJob): (string | number)[] {
+  const { tenant, source } = job;
+  const fields: (string | number)[] = ['tenant', tenant, 'filename', source.filename, 'mediaType', source.mediaType, 'size', source.size, 'sha256', source.sha256];
+  if (job.batch) fields.push('batchId', job.batch.batchId, 'batchIndex', job.batch.index);
+  return fields;
 }
 
 function toResult([applied, status]: ScriptReply): TransitionResult {
@@ -184,11 +228,16 @@ export function decodeRecord(jobId: string, f: Record<string, string>): JobRecor
     updatedAt: iso(f.updatedAt),
     createdBy: f.createdBy ?? '',
     updatedBy: f.updatedBy ?? '',
+    series: Number(f.series ?? 1),
   };
   if (f.errorCode) record.error = { code: f.errorCode, message: f.errorMessage ?? '' };
   if (f.result) record.result = JSON.parse(f.result) as ResultPointer;
   if (f.batchId) record.batch = { batchId: f.batchId, index: Number(f.batchIndex ?? 0) };
   if (f.leaseUntil) record.leaseUntil = iso(f.leaseUntil);
+  if (f.history) {
+    const history = JSON.parse(f.history) as { series: number; code?: string; message?: string; phase?: string; failedAt: number }[];
+    record.history = history.map((h) => ({ series: h.series, code: h.code ?? '', message: h.message ?? '', phase: h.phase ?? '', failedAt: iso(String(h.failedAt)) }));
+  }
   return record;
 }
 

@@ -45,6 +45,10 @@ export interface JobRecord {
   updatedBy: string;
   /** While processing: until when the current consumer's lease holds (ISO time). */
   leaseUntil?: string;
+  /** Attempt series: 1, then +1 for every operator replay. Progress is monotonic within a series. */
+  series: number;
+  /** Failures of earlier series (replayed), oldest first. */
+  history?: { series: number; code: string; message: string; phase: string; failedAt: string }[];
 }
 
 /** Identifies a job to a transition; `batchId` lets the script keep the batch key alive too. */

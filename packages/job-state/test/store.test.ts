@@ -210,3 +210,57 @@ describe('batches', () => {
     expect(await store.getBatch(batchId)).toMatchObject({ status: 'failed', files: [{ status: 'expired' }] });
   });
 });
+
+describe('active-only dedup', () => {
+  it('50 concurrent creations of one identity make one job; all others join it', async () => {
+    const identity = `id${counter}`;
+    const results = await Promise.all(Array.from({ length: 50 }, () => store.createOrJoin(identity, newJob())));
+    const created = results.filter((r) => r.created);
+    expect(created).toHaveLength(1);
+    expect(new Set(results.map((r) => r.jobId))).toEqual(new Set([created[0]!.jobId]));
+    expect((await store.getJob(created[0]!.jobId))?.status).toBe('queued');
+  });
+
+  it('a job that ended no longer holds its identity', async () => {
+    const identity = `ended${counter}`;
+    const first = await store.createOrJoin(identity, newJob());
+    expect((await store.createOrJoin(identity, newJob())).jobId).toBe(first.jobId);
+    await store.start(first, 'extract');
+    expect((await store.createOrJoin(identity, newJob())).jobId).toBe(first.jobId);
+    await store.complete(first, { packageId: first.jobId, size: 1, sha256: 'x' });
+    const second = await store.createOrJoin(identity, newJob());
+    expect(second.created).toBe(true);
+    expect(second.jobId).not.toBe(first.jobId);
+    await store.fail(second, { code: 'corrupt_document', message: 'bad' });
+    const third = await store.createOrJoin(identity, newJob());
+    expect(third.created).toBe(true);
+    expect(new Set([first.jobId, second.jobId, third.jobId]).size).toBe(3);
+  });
+
+  it('an expired job no longer holds its identity', async () => {
+    const identity = `expired${counter}`;
+    const first = await store.createOrJoin(identity, newJob());
+    await redis.del(store.jobKey(first.jobId));
+    const second = await store.createOrJoin(identity, newJob());
+    expect(second.created).toBe(true);
+    expect(second.jobId).not.toBe(first.jobId);
+  });
+});
+
+describe('replay', () => {
+  it('puts a failed job back to queued in a new series and keeps its history', async () => {
+    const job = newJob();
+    await store.createJob(job);
+    await store.start(job, 'extract');
+    await store.progress(job, { done: 1, total: 2 }, 'extract');
+    await store.fail(job, { code: 'stalled', message: 'kept dying' });
+    expect(await store.replay(job)).toEqual({ applied: true, status: 'queued', series: 2 });
+    const record = await store.getJob(job.jobId);
+    expect(record).toMatchObject({ status: 'queued', phase: 'queued', series: 2, progress: { done: 0, total: 0 } });
+    expect(record?.error).toBeUndefined();
+    expect(record?.history).toEqual([{ series: 1, code: 'stalled', message: 'kept dying', phase: 'extract', failedAt: expect.any(String) }]);
+    await store.start(job, 'extract');
+    await store.complete(job, { packageId: job.jobId, size: 1, sha256: 'x' });
+    expect(await store.replay(job)).toMatchObject({ applied: false, status: 'done' });
+  });
+});

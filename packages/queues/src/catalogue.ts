@@ -16,6 +16,12 @@ export const QUEUES = {
 export type QueueName = keyof typeof QUEUES;
 export type PayloadOf<N extends QueueName> = z.infer<(typeof QUEUES)[N]['payload']>;
 
+/**
+ * Version of what the pipeline produces from a document. Part of the dedup identity: bump it when
+ * a parser or the package format changes, so a running job of the old pipeline is never joined.
+ */
+export const PIPELINE_VERSION = '1';
+
 /** BullMQ key prefix under the deployment prefix, e.g. `readpack:bull:extract:…`. */
 export function bullPrefix(prefix: string): string {
   return `${prefix}:bull`;

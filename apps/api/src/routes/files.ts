@@ -1,7 +1,7 @@
 import { Router, type Request } from 'express';
 import multer from 'multer';
-import type { NewJob } from '@readpack/job-state';
-import type { SourceRef } from '@readpack/queues';
+import { dedupIdentity, type NewJob } from '@readpack/job-state';
+import { PIPELINE_VERSION, type SourceRef } from '@readpack/queues';
 import type { ApiContext } from '../context.js';
 import { baseUrl } from '../http/base-url.js';
 import { ApiError } from '../http/errors.js';
@@ -11,7 +11,8 @@ import { acceptFiles } from '../uploads/accept.js';
 import { asSpooled, spoolStorage } from '../uploads/spool-storage.js';
 
 /**
- * Uploads. Order matters for durability: the blob is stored, then the job record is created
+ * Uploads. A single upload of content whose job is still running joins that job (active-only
+ * dedup; batches always make new jobs). Order matters for durability: the blob is stored, then the job record is created
  * (queued), then the extract job is enqueued. A consumer therefore always finds the record; if
  * enqueueing fails (Redis down) the record is marked failed when possible and the client gets 503.
  */
@@ -27,12 +28,19 @@ export function filesRouter(ctx: ApiContext): Router {
   router.post('/api/files', rejectOversized, single, async (req, res) => {
     if (!req.file) throw new ApiError(400, 'missing_file', 'Send the document as multipart/form-data field "file".');
     const [source] = await acceptFiles(storage, [asSpooled(req.file)]);
-    const job: NewJob = { jobId: newId('job'), tenant: tenantOf(req), source: toSourceInfo(source!) };
-    await state.createJob(job);
-    await enqueueOrFail(ctx, job, source!);
-    logger.info('job created', { jobId: job.jobId, stage: 'api', tenant: job.tenant, mediaType: source!.mediaType, size: source!.size });
-    const statusUrl = `${baseUrl(req, config.http.publicBaseUrl)}/api/files/job/${job.jobId}`;
-    res.status(202).location(statusUrl).json({ jobId: job.jobId, status: 'queued', statusUrl });
+    const tenant = tenantOf(req);
+    const job: NewJob = { jobId: newId('job'), tenant, source: toSourceInfo(source!) };
+    const identity = dedupIdentity({ tenant, env: config.env, pipelineVersion: PIPELINE_VERSION, options: {}, sha256: source!.sha256 });
+    const { created, jobId } = await state.createOrJoin(identity, job);
+    if (created) {
+      await enqueueOrFail(ctx, job, source!);
+      logger.info('job created', { jobId, stage: 'api', tenant, mediaType: source!.mediaType, size: source!.size });
+    } else {
+      logger.info('upload joined a running job', { jobId, stage: 'api', tenant });
+    }
+    const statusUrl = `${baseUrl(req, config.http.publicBaseUrl)}/api/files/job/${jobId}`;
+    const status = created ? 'queued' : ((await state.getJob(jobId))?.status ?? 'queued');
+    res.status(202).location(statusUrl).json({ jobId, status, statusUrl, deduplicated: !created });
   });
 
   router.post('/api/files/batch', rejectOversized, many, async (req, res) => {

@@ -1,0 +1,31 @@
+--[[
+  Operator replay of a failed job (from its dead-letter entry): the record goes back to `queued`
+  with a new attempt series. The failure it replaces is appended to `history` (newest last, at
+  most 20 entries), so the record still tells what happened. Only `failed` can be replayed: `done`
+  stays final, and a job still running needs no replay.
+  KEYS[1]  job key      KEYS[2] (optional) batch key
+  ARGV[1]  actor        ARGV[2] ttl seconds for the queued state
+  Returns  {1, 'queued', series} | {0, <status>, series} ignored | {0, 'missing', 0}
+]]
+local status = redis.call('HGET', KEYS[1], 'status')
+if not status then return {0, 'missing', 0} end
+local series = tonumber(redis.call('HGET', KEYS[1], 'series') or '1')
+if status ~= 'failed' then return {0, status, series} end
+local history = cjson.decode(redis.call('HGET', KEYS[1], 'history') or '[]')
+table.insert(history, {
+  series = series,
+  code = redis.call('HGET', KEYS[1], 'errorCode'),
+  message = redis.call('HGET', KEYS[1], 'errorMessage'),
+  phase = redis.call('HGET', KEYS[1], 'phase'),
+  failedAt = tonumber(redis.call('HGET', KEYS[1], 'terminalAt') or '0'),
+})
+while #history > 20 do table.remove(history, 1) end
+local now = nowMs()
+series = series + 1
+redis.call('HSET', KEYS[1], 'status', 'queued', 'phase', 'queued', 'phaseRank', 0, 'done', 0, 'total', 0,
+  'series', series, 'history', cjson.encode(history), 'updatedAt', now, 'updatedBy', ARGV[1])
+redis.call('HDEL', KEYS[1], 'errorCode', 'errorMessage', 'terminalAt', 'leaseUntil', 'result')
+local ttl = tonumber(ARGV[2])
+redis.call('EXPIRE', KEYS[1], ttl)
+extendBatch(ttl)
+return {1, 'queued', series}
