@@ -26,7 +26,6 @@ export async function testConfig(overrides: Record<string, string> = {}): Promis
     DATA_DIR: dataDir,
     PORT: '0',
     LOG_LEVEL: 'error',
-    HEARTBEAT_INTERVAL_MS: '1000',
     ...overrides,
   });
 }

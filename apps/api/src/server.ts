@@ -27,7 +27,7 @@ export async function startApi(config: Config, logger: Logger = createLogger({ l
     state: new JobStateStore(redis, {
       prefix: config.redis.prefix,
       ttl: { queuedSeconds: config.ttl.queuedSeconds, processingSeconds: config.ttl.processingSeconds, resultSeconds: config.ttl.resultSeconds },
-      leaseMs: config.ttl.heartbeatIntervalMs * 3,
+      leaseMs: 0, // the API never holds a job; only consumers take leases
       actor: PROCESS_IDENTITY,
     }),
     producer: new QueueProducer(redis, config.redis.prefix),

@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConfigError, STAGES, loadConfig, type Config } from '@readpack/config';
@@ -112,7 +113,10 @@ async function startPrivateRedis(env: NodeJS.ProcessEnv): Promise<string | undef
     supervisor.off('exit', onExit);
   }
   logger.info('private Redis is up', { port, dir });
-  return `redis://127.0.0.1:${port}`;
+  const url = `redis://127.0.0.1:${port}`;
+  // Operator tools (`npm run ops`) find this deployment's Redis here when REDIS_URL is unset.
+  await writeFile(join(dir, 'redis.url'), `${url}\n`);
+  return url;
 }
 
 async function main(): Promise<void> {

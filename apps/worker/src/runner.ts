@@ -4,9 +4,11 @@ import type { Config, Stage } from '@readpack/config';
 import { JobStateStore, type JobRef } from '@readpack/job-state';
 import { jobLogger, PROCESS_IDENTITY, type Logger } from '@readpack/logging';
 import { openStorage } from '@readpack/package-store';
-import { bullPrefix, QueueProducer, QUEUES } from '@readpack/queues';
+import { bullPrefix, leaseSettings, QueueProducer, QUEUES } from '@readpack/queues';
 import { createConsumerConnection } from '@readpack/redis';
-import { classify } from './failures.js';
+import { DeadLetterWriter, startDeadLetterWorker } from './dead-letters.js';
+import { classify, type Classified } from './failures.js';
+import { startMaintenance } from './maintenance/maintenance.js';
 import { ParsePool } from './parse-pool.js';
 import type { StageHandler, StageServices } from './stage.js';
 import { handlerFor } from './stages/index.js';
@@ -18,53 +20,74 @@ export interface RunningConsumer {
   close(graceMs?: number): Promise<void>;
 }
 
-/** Starts one stage's BullMQ consumer in this process. */
+/** What the runner needs around a stage handler, besides the handler's own services. */
+interface RunnerContext {
+  handler: StageHandler<Stage>;
+  services: StageServices;
+  deadLetters: DeadLetterWriter;
+  logger: Logger;
+  /** Half the lock duration: the record's lease is renewed as often as BullMQ renews the lock. */
+  heartbeatMs: number;
+}
+
+/**
+ * Starts one stage's BullMQ consumer in this process, plus the stage's dead-letter worker and the
+ * shared maintenance worker (see maintenance/maintenance.ts).
+ */
 export async function startConsumer(stage: Stage, config: Config, logger: Logger): Promise<RunningConsumer> {
   const handler = handlerFor(stage) as StageHandler<Stage>;
-  const definition = QUEUES[stage];
+  const lease = leaseSettings(stage, config.leases);
   const connection = createConsumerConnection({ url: config.redis.url }, `readpack-${stage}:${PROCESS_IDENTITY}`);
   connection.on('error', (error: Error) => logger.warn('redis connection error', { stage, error: error.message }));
-  const services: StageServices = {
-    config,
-    state: new JobStateStore(connection, {
-      prefix: config.redis.prefix,
-      ttl: { queuedSeconds: config.ttl.queuedSeconds, processingSeconds: config.ttl.processingSeconds, resultSeconds: config.ttl.resultSeconds },
-      leaseMs: config.ttl.heartbeatIntervalMs * 3,
-      actor: PROCESS_IDENTITY,
-    }),
-    storage: await openStorage(resolve(config.dataDir)),
-    producer: new QueueProducer(connection, config.redis.prefix),
-  };
+  const state = new JobStateStore(connection, {
+    prefix: config.redis.prefix,
+    ttl: { queuedSeconds: config.ttl.queuedSeconds, processingSeconds: config.ttl.processingSeconds, resultSeconds: config.ttl.resultSeconds },
+    // The record's lease is the BullMQ lock: both lapse together when this process dies.
+    leaseMs: lease.lockDuration,
+    actor: PROCESS_IDENTITY,
+  });
+  const storage = await openStorage(resolve(config.dataDir));
+  const producer = new QueueProducer(connection, config.redis.prefix);
+  const services: StageServices = { config, state, storage, producer };
   const concurrency = config.stages[stage].concurrency;
   if (handler.usesParsePool) {
     services.parsePool = new ParsePool({ threads: concurrency, maxHeapMb: config.limits.parseMaxHeapMb, timeoutMs: config.limits.parseTimeoutMs });
   }
+  const ctx: RunnerContext = {
+    handler,
+    services,
+    deadLetters: new DeadLetterWriter(stage, connection, config.redis.prefix),
+    logger,
+    heartbeatMs: Math.max(250, Math.floor(lease.lockDuration / 2)),
+  };
 
-  const worker = new Worker(definition.name, (job: Job) => runJob(handler, job, services, logger), {
+  const worker = new Worker(QUEUES[stage].name, (job: Job) => runJob(ctx, job), {
     connection,
     prefix: bullPrefix(config.redis.prefix),
     concurrency,
-    ...definition.worker,
+    ...lease,
   });
   worker.on('error', (error) => logger.error('worker error', { stage, error: error.message }));
-  // Safety net for failures that never reach the processor's catch (a stalled job failed by
-  // another consumer's stall check, a lock lost mid-run): the record must not stay `processing`.
+  worker.on('stalled', (jobId) => logger.warn('job stalled; taking it over', { stage, bullJobId: jobId }));
+  // Failures that never reach the processor's catch — a job whose stall count ran out, or that
+  // started too often — are failed by BullMQ itself before the processor runs; record them here.
   worker.on('failed', (job, error) => {
     if (!job || !isFinalFailure(job, error)) return;
-    const { code, message } = classify(error);
-    services.state.fail(refOf(job), { code: code === 'internal_error' && /stalled/i.test(error.message) ? 'stalled' : code, message }).catch((e: unknown) =>
-      logger.warn('could not record failure', { jobId: refOf(job).jobId, stage, error: String(e) }),
+    recordFinalFailure(ctx, job, stallAware(classify(error), error)).catch((e: unknown) =>
+      logger.warn('could not record a final failure', { stage, jobId: refOf(job).jobId, error: String(e) }),
     );
   });
-  logger.info('consumer started', { stage, concurrency, queue: definition.name });
+  const deadLetterWorker = startDeadLetterWorker(stage, { connection, prefix: config.redis.prefix, state, producer, logger });
+  const maintenance = await startMaintenance({ config, connection, state, storage, logger });
+  logger.info('consumer started', { stage, concurrency, ...lease });
 
   return {
     stage,
     worker,
     async close(graceMs = config.shutdownGraceMs) {
       logger.info('consumer stopping', { stage, graceMs });
-      // worker.close() waits for running jobs without a bound of its own; past the grace period
-      // force it: the unfinished jobs' locks lapse and another consumer takes them over.
+      // worker.close() waits for running jobs with no bound of its own; past the grace period we
+      // force it: those jobs' locks lapse and another consumer takes them over (nothing is lost).
       let timer: NodeJS.Timeout | undefined;
       const forced = new Promise<'forced'>((r) => (timer = setTimeout(() => r('forced'), graceMs)));
       const outcome = await Promise.race([worker.close().then(() => 'closed' as const), forced]);
@@ -73,42 +96,46 @@ export async function startConsumer(stage: Stage, config: Config, logger: Logger
         logger.warn('grace period over; leaving running jobs to be taken over', { stage });
         await worker.close(true);
       }
+      await Promise.all([deadLetterWorker.close(), maintenance.close()]);
       await services.parsePool?.close();
-      await services.producer.close();
+      await Promise.all([producer.close(), ctx.deadLetters.close()]);
       connection.disconnect();
     },
   };
 }
 
 /**
- * Everything common to every stage, around the stage's own handler:
- * validate the payload, move the record to `processing` (or skip a job already finished: at-least
- * once delivery), keep its lease alive while working, and classify failures. Errors are always
- * rethrown to BullMQ (never swallowed), so retries and backoff work.
+ * Everything common to every stage, around the stage's own handler: validate the payload, move
+ * the record to `processing` (skipping a job already finished — delivery is at-least-once — or one
+ * from a series an operator has since replayed), keep the record's lease alive while working, and
+ * classify failures. Errors are always rethrown to BullMQ, never swallowed, so retries work.
  */
-async function runJob(handler: StageHandler<Stage>, job: Job, services: StageServices, baseLogger: Logger): Promise<void> {
+async function runJob(ctx: RunnerContext, job: Job): Promise<void> {
+  const { handler, services } = ctx;
   const stage = handler.stage;
   const parsed = QUEUES[stage].payload.safeParse(job.data);
-  const rawJobId = typeof job.data?.jobId === 'string' ? (job.data.jobId as string) : String(job.id);
-  const logger = jobLogger(baseLogger, { jobId: rawJobId, stage, attempt: job.attemptsMade + 1 });
+  const logger = jobLogger(ctx.logger, { jobId: refOf(job).jobId, stage, attempt: job.attemptsMade + 1, bullJobId: job.id });
   if (!parsed.success) {
     logger.error('invalid payload', { issues: parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`) });
-    await services.state.fail(refOf(job), { code: 'invalid_payload', message: 'The job payload is invalid.' }).catch(() => undefined);
+    await recordFinalFailure(ctx, job, { permanent: true, code: 'invalid_payload', message: 'The job payload is invalid.' });
     throw new UnrecoverableError('invalid_payload');
   }
   const payload = parsed.data;
   const ref: JobRef = { jobId: payload.jobId, batchId: payload.batchId };
 
-  const started = await services.state.start(ref, handler.phase);
+  const started = await services.state.start(ref, handler.phase, payload.series ?? 1);
   if (!started.applied) {
-    // Already terminal (a duplicate delivery of finished work) or expired: nothing to do.
     logger.info('job skipped', { status: started.status });
     return;
   }
   logger.info('stage started');
+  if (services.config.faults.exitOnFilename && payload.source.filename.includes(services.config.faults.exitOnFilename)) {
+    logger.warn('fault injection: exiting mid-job');
+    process.exit(70);
+  }
   const heartbeat = setInterval(() => {
     services.state.heartbeat(ref).catch((error: unknown) => logger.warn('heartbeat failed', { error: String(error) }));
-  }, services.config.ttl.heartbeatIntervalMs);
+  }, ctx.heartbeatMs);
   try {
     await handler.handle(payload, { ...services, logger, job });
     logger.info('stage finished');
@@ -116,7 +143,7 @@ async function runJob(handler: StageHandler<Stage>, job: Job, services: StageSer
     const failure = classify(error);
     const final = failure.permanent || job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
     if (final) {
-      await services.state.fail(ref, { code: failure.code, message: failure.message });
+      await recordFinalFailure(ctx, job, failure);
       logger.error('job failed', { code: failure.code, error: failure.message, permanent: failure.permanent });
     } else {
       logger.warn('attempt failed; will retry', { code: failure.code, error: failure.message });
@@ -128,6 +155,12 @@ async function runJob(handler: StageHandler<Stage>, job: Job, services: StageSer
   }
 }
 
+/** The record becomes `failed` and the job goes to its stage's dead-letter queue. Both idempotent. */
+async function recordFinalFailure(ctx: RunnerContext, job: Job, failure: Classified): Promise<void> {
+  await ctx.services.state.fail(refOf(job), { code: failure.code, message: failure.message });
+  await ctx.deadLetters.write(job, failure);
+}
+
 function refOf(job: Job): JobRef {
   const data = (job.data ?? {}) as { jobId?: unknown; batchId?: unknown };
   return {
@@ -137,5 +170,13 @@ function refOf(job: Job): JobRef {
 }
 
 function isFinalFailure(job: Job, error: Error): boolean {
-  return error instanceof UnrecoverableError || error.name === 'UnrecoverableError' || job.attemptsMade >= (job.opts.attempts ?? 1) || /stalled more than/i.test(error.message);
+  return error instanceof UnrecoverableError || error.name === 'UnrecoverableError' || job.attemptsMade >= (job.opts.attempts ?? 1);
+}
+
+/** BullMQ's own poison bounds arrive as generic UnrecoverableErrors; give them a stable code. */
+function stallAware(failure: Classified, error: Error): Classified {
+  if (/stalled more than allowable limit|started more than allowable limit/i.test(error.message)) {
+    return { permanent: true, code: 'stalled', message: 'The job kept stopping its consumer (killed or crashed) and was given up (poison document bound).' };
+  }
+  return failure;
 }

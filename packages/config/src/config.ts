@@ -21,7 +21,11 @@ export interface Config {
   http: { host: string; port: number; apiInstances: number; publicBaseUrl: string | undefined; adminToken: string | undefined };
   dataDir: string;
   limits: { maxUploadBytes: number; maxBatchFiles: number; parseTimeoutMs: number; parseMaxHeapMb: number };
-  ttl: { queuedSeconds: number; processingSeconds: number; resultSeconds: number; heartbeatIntervalMs: number };
+  ttl: { queuedSeconds: number; processingSeconds: number; resultSeconds: number };
+  /** Global overrides of the per-queue lease settings (tests, tuning); undefined keeps each queue's own. */
+  leases: { lockDurationMs: number | undefined; stalledIntervalMs: number | undefined };
+  maintenance: { sweeperIntervalMs: number; janitorIntervalMs: number };
+  faults: { exitOnFilename: string | undefined };
   logLevel: 'error' | 'warn' | 'info' | 'debug';
   stage: Stage | undefined;
   stages: Record<Stage, { concurrency: number; consumers: number }>;
@@ -65,8 +69,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       queuedSeconds: e.QUEUED_TTL_SECONDS,
       processingSeconds: e.PROCESSING_TTL_SECONDS,
       resultSeconds: e.RESULT_TTL_SECONDS,
-      heartbeatIntervalMs: e.HEARTBEAT_INTERVAL_MS,
     },
+    leases: { lockDurationMs: e.LOCK_DURATION_MS, stalledIntervalMs: e.STALLED_INTERVAL_MS },
+    maintenance: { sweeperIntervalMs: e.SWEEPER_INTERVAL_MS, janitorIntervalMs: e.JANITOR_INTERVAL_MS },
+    faults: { exitOnFilename: e.FAULT_EXIT_ON_FILENAME },
     logLevel: e.LOG_LEVEL,
     stage: e.READPACK_STAGE,
     stages: {

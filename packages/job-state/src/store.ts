@@ -129,9 +129,9 @@ export class JobStateStore {
     return aggregate(batchId, meta.tenant, meta.createdAt, files);
   }
 
-  async start(ref: JobRef, phase: Phase): Promise<TransitionResult> {
+  async start(ref: JobRef, phase: Phase, series = 1): Promise<TransitionResult> {
     const { ttl, leaseMs, actor } = this.options;
-    return toResult(await runScript(this.redis, 'start', this.keys(ref), [actor, phase, phaseRank(phase), leaseMs, ttl.processingSeconds]));
+    return toResult(await runScript(this.redis, 'start', this.keys(ref), [actor, phase, phaseRank(phase), leaseMs, ttl.processingSeconds, series]));
   }
 
   async progress(ref: JobRef, progress: { done: number; total: number }, phase?: Phase): Promise<TransitionResult> {

@@ -58,9 +58,9 @@ export interface JobRef {
 }
 
 export interface TransitionResult {
-  /** False when the update was ignored (terminal record, or record gone): not an error. */
+  /** False when the update was ignored (terminal record, record gone, stale series): not an error. */
   applied: boolean;
-  status: JobStatus | 'missing';
+  status: JobStatus | 'missing' | 'stale';
 }
 
 export type BatchStatus = 'queued' | 'processing' | 'done' | 'failed' | 'partial';

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -102,6 +102,22 @@ export class LocalBlobStore {
 
   async readBuffer(sha256: string): Promise<Buffer> {
     return readFile(this.pathOf(sha256));
+  }
+
+  /** Every stored blob with its write time (for the janitor's mark and sweep). */
+  async *list(): AsyncGenerator<{ sha256: string; modifiedAt: number }> {
+    for (const shard of await readdir(this.root).catch(() => [] as string[])) {
+      if (!/^[0-9a-f]{2}$/.test(shard)) continue;
+      for (const name of await readdir(join(this.root, shard)).catch(() => [] as string[])) {
+        if (!SHA256.test(name)) continue;
+        const info = await stat(join(this.root, shard, name)).catch(() => undefined);
+        if (info) yield { sha256: name, modifiedAt: info.mtimeMs };
+      }
+    }
+  }
+
+  get tmpDirectory(): string {
+    return this.tmpDir;
   }
 
   async delete(sha256: string): Promise<void> {

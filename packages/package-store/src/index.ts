@@ -12,11 +12,13 @@ export interface Storage {
   packages: PackageStore;
   /** Uploads in progress: same filesystem as the blobs, so adopting one is a rename. */
   spoolDir: string;
+  /** Where interrupted writes may leave temporary files (the janitor clears old ones). */
+  tmpDirs: string[];
 }
 
 export async function openStorage(dataDir: string): Promise<Storage> {
   const blobs = new LocalBlobStore(join(dataDir, 'blobs'));
   const packages = new PackageStore(join(dataDir, 'packages'), blobs);
   await Promise.all([blobs.init(), packages.init()]);
-  return { blobs, packages, spoolDir: join(dataDir, 'blobs', '.tmp') };
+  return { blobs, packages, spoolDir: blobs.tmpDirectory, tmpDirs: [blobs.tmpDirectory, packages.tmpDirectory] };
 }

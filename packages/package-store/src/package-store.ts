@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { LocalBlobStore } from './blob-store.js';
 import type { PackageManifest } from './manifest.js';
@@ -60,6 +60,23 @@ export class PackageStore {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
       throw error;
     }
+  }
+
+  async list(): Promise<string[]> {
+    const names = await readdir(this.root).catch(() => [] as string[]);
+    return names.filter((n) => n.endsWith('.json')).map((n) => n.slice(0, -'.json'.length)).filter((id) => PACKAGE_ID.test(id));
+  }
+
+  /** When the manifest was written (ms), or undefined if there is none. */
+  async writtenAt(packageId: string): Promise<number | undefined> {
+    return stat(this.pathOf(packageId)).then(
+      (s) => s.mtimeMs,
+      () => undefined,
+    );
+  }
+
+  get tmpDirectory(): string {
+    return join(this.root, '.tmp');
   }
 
   async delete(packageId: string): Promise<void> {

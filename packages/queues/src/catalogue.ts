@@ -27,7 +27,34 @@ export function bullPrefix(prefix: string): string {
   return `${prefix}:bull`;
 }
 
-/** Deterministic BullMQ ids of a job's later stages: a re-delivered step re-adds nothing. */
-export function stageJobId(jobId: string, stage: QueueName): string {
-  return stage === 'extract' ? jobId : `${jobId}-${stage}`;
+/**
+ * Deterministic BullMQ ids of a job's stages: a re-delivered step re-adds nothing. A replayed job
+ * (series > 1) gets new ids, because the failed jobs of the earlier series are still retained.
+ */
+export function stageJobId(jobId: string, stage: QueueName, series = 1): string {
+  const base = stage === 'extract' ? jobId : `${jobId}-${stage}`;
+  return series > 1 ? `${base}-s${series}` : base;
+}
+
+/** Where a stage's jobs go when they fail for good (BullMQ has no native dead-letter queue). */
+export function deadLetterQueueName(stage: QueueName): string {
+  return `${stage}-dlq`;
+}
+
+export interface LeaseSettings {
+  lockDuration: number;
+  stalledInterval: number;
+  maxStalledCount: number;
+  maxStartedAttempts: number;
+}
+
+/** A queue's lease settings, with the deployment's global overrides (LOCK_DURATION_MS, STALLED_INTERVAL_MS) applied. */
+export function leaseSettings(stage: QueueName, overrides: { lockDurationMs: number | undefined; stalledIntervalMs: number | undefined }): LeaseSettings {
+  const own = QUEUES[stage].worker;
+  return {
+    lockDuration: overrides.lockDurationMs ?? own.lockDuration,
+    stalledInterval: overrides.stalledIntervalMs ?? own.stalledInterval,
+    maxStalledCount: own.maxStalledCount,
+    maxStartedAttempts: own.maxStartedAttempts,
+  };
 }

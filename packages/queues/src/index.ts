@@ -1,4 +1,15 @@
-export { QUEUES, PIPELINE_VERSION, bullPrefix, stageJobId, type QueueName, type PayloadOf } from './catalogue.js';
+export {
+  QUEUES,
+  PIPELINE_VERSION,
+  bullPrefix,
+  stageJobId,
+  deadLetterQueueName,
+  leaseSettings,
+  type LeaseSettings,
+  type QueueName,
+  type PayloadOf,
+} from './catalogue.js';
+export { MAINTENANCE_QUEUE, MAINTENANCE_TASKS, maintenancePayload, maintenanceJobOptions, type MaintenanceTask } from './maintenance.config.js';
 export type { QueueDefinition } from './definition.js';
 export { QueueProducer } from './producer.js';
 export * from './payloads.js';

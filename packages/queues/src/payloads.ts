@@ -18,6 +18,8 @@ const jobRef = {
   jobId: z.string().regex(/^[A-Za-z0-9_-]{8,128}$/),
   tenant: z.string().min(1).max(128),
   batchId: z.string().regex(/^[A-Za-z0-9_-]{8,128}$/).optional(),
+  /** Attempt series (1 unless an operator replayed the job); absent means 1. */
+  series: z.number().int().positive().optional(),
 };
 
 export const extractPayload = z.object({ ...jobRef, source: sourceRef }).strict();

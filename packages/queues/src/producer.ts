@@ -25,9 +25,14 @@ export class QueueProducer {
 
   /** Adds the stage job for `payload.jobId`. The payload is validated here and again by the consumer. */
   async add<N extends QueueName>(name: N, payload: PayloadOf<N>): Promise<void> {
+    await this.addUntyped(name, payload);
+  }
+
+  /** For data whose type is only known at run time (a dead-letter replay): validated by the queue's schema. */
+  async addUntyped(name: QueueName, payload: unknown): Promise<void> {
     const definition = QUEUES[name];
     const data = definition.payload.parse(payload);
-    await this.queue(name).add(name, data, { ...definition.jobOptions, jobId: stageJobId(payload.jobId, name) });
+    await this.queue(name).add(name, data, { ...definition.jobOptions, jobId: stageJobId(data.jobId, name, data.series) });
   }
 
   all(): Queue[] {

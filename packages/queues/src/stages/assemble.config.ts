@@ -8,7 +8,7 @@ import type { QueueDefinition } from '../definition.js';
  *   bytes on re-run), so retrying generously is safe and cheap.
  * - lockDuration 30 s, stalledInterval 15 s: an assemble takes milliseconds; these only bound
  *   the takeover after a crash (≈ 45 s worst case).
- * - maxStalledCount 2, retention as for extract.
+ * - maxStalledCount 2, maxStartedAttempts 7, retention as for extract.
  */
 export const assembleQueue = {
   name: 'assemble',
@@ -19,5 +19,5 @@ export const assembleQueue = {
     removeOnComplete: { age: 3_600, count: 1_000 },
     removeOnFail: { age: 7 * 86_400, count: 10_000 },
   },
-  worker: { lockDuration: 30_000, stalledInterval: 15_000, maxStalledCount: 2 },
+  worker: { lockDuration: 30_000, stalledInterval: 15_000, maxStalledCount: 2, maxStartedAttempts: 7 },
 } as const satisfies QueueDefinition<typeof assemblePayload>;

@@ -10,7 +10,8 @@ import type { QueueDefinition } from '../definition.js';
  * - lockDuration 30 s (renewed every 15 s): parsing runs in a worker thread, so the event loop that
  *   renews the lock stays free; 30 s only matters when the process dies.
  * - stalledInterval 15 s: worst-case takeover after a SIGKILL ≈ lockDuration + stalledInterval = 45 s.
- * - maxStalledCount 2: a document that kills its process three times is failed (poison), not looped.
+ * - maxStalledCount 2: a document that kills its process three times is failed (poison), not looped;
+ *   maxStartedAttempts 5 (attempts + stalls) bounds it a second way.
  * - retention: completed jobs for an hour (Bull Board visibility), failed ones for a week.
  */
 export const extractQueue = {
@@ -22,5 +23,5 @@ export const extractQueue = {
     removeOnComplete: { age: 3_600, count: 1_000 },
     removeOnFail: { age: 7 * 86_400, count: 10_000 },
   },
-  worker: { lockDuration: 30_000, stalledInterval: 15_000, maxStalledCount: 2 },
+  worker: { lockDuration: 30_000, stalledInterval: 15_000, maxStalledCount: 2, maxStartedAttempts: 5 },
 } as const satisfies QueueDefinition<typeof extractPayload>;

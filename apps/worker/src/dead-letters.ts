@@ -1,0 +1,97 @@
+import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
+import type { JobStateStore } from '@readpack/job-state';
+import type { Logger } from '@readpack/logging';
+import { bullPrefix, deadLetterQueueName, QUEUES, type QueueName, type QueueProducer } from '@readpack/queues';
+import type { Redis } from 'ioredis';
+import type { Classified } from './failures.js';
+
+/**
+ * Dead-letter queues, one per stage (`<stage>-dlq`), built on BullMQ because it has none of its own.
+ *
+ * A job that fails for good is written here with its payload, error, attempts and timestamps, under
+ * its own BullMQ id: writing twice (the processor and the `failed` event both report a final
+ * failure) keeps one entry. The entry is then PARKED: the DLQ worker fails it on purpose, so it
+ * sits in the DLQ's `failed` list, visible in Bull Board with the original error. Retrying a
+ * parked entry (Bull Board's Retry button, or `npm run ops -- dlq replay`) runs it once more, and
+ * that run REPLAYS the job: its record goes back to `queued` in a new attempt series (history
+ * kept) and the stage job is added again under a new series id.
+ */
+export interface DeadLetter {
+  stage: QueueName;
+  bullJobId: string;
+  payload: Record<string, unknown>;
+  error: { code: string; message: string };
+  attemptsMade: number;
+  attemptsStarted: number;
+  firstQueuedAt: string;
+  failedAt: string;
+  stacktrace: string[];
+  /** Set when the entry has been parked; a run of a parked entry is a replay. */
+  parked?: boolean;
+}
+
+export const DEAD_LETTER_RETENTION = { removeOnComplete: true, removeOnFail: { age: 30 * 86_400 } } as const;
+
+export class DeadLetterWriter {
+  private readonly queue: Queue;
+
+  constructor(
+    private readonly stage: QueueName,
+    connection: Redis,
+    prefix: string,
+  ) {
+    this.queue = new Queue(deadLetterQueueName(stage), { connection, prefix: bullPrefix(prefix) });
+  }
+
+  async write(job: Job, failure: Classified): Promise<void> {
+    const entry: DeadLetter = {
+      stage: this.stage,
+      bullJobId: String(job.id),
+      payload: job.data as Record<string, unknown>,
+      error: { code: failure.code, message: failure.message },
+      attemptsMade: job.attemptsMade,
+      attemptsStarted: job.attemptsStarted,
+      firstQueuedAt: new Date(job.timestamp).toISOString(),
+      failedAt: new Date().toISOString(),
+      stacktrace: (job.stacktrace ?? []).slice(-3),
+    };
+    await this.queue.add('dead-letter', entry, { jobId: String(job.id), ...DEAD_LETTER_RETENTION });
+  }
+
+  async close(): Promise<void> {
+    await this.queue.close();
+  }
+}
+
+/** Parks new entries; replays parked ones that an operator retried. Runs in each stage's consumer. */
+export function startDeadLetterWorker(
+  stage: QueueName,
+  deps: { connection: Redis; prefix: string; state: JobStateStore; producer: QueueProducer; logger: Logger },
+): Worker {
+  const worker = new Worker(
+    deadLetterQueueName(stage),
+    async (job: Job<DeadLetter>) => {
+      if (!job.data.parked) {
+        await job.updateData({ ...job.data, parked: true });
+        throw new UnrecoverableError(`${job.data.error.code}: ${job.data.error.message}`);
+      }
+      await replay(job.data, deps);
+    },
+    { connection: deps.connection, prefix: bullPrefix(deps.prefix), concurrency: 1 },
+  );
+  worker.on('error', (error) => deps.logger.error('dead-letter worker error', { stage, error: error.message }));
+  return worker;
+}
+
+async function replay(entry: DeadLetter, deps: { state: JobStateStore; producer: QueueProducer; logger: Logger }): Promise<void> {
+  const payload = QUEUES[entry.stage].payload.parse(entry.payload);
+  const ref = { jobId: payload.jobId, batchId: payload.batchId };
+  const outcome = await deps.state.replay(ref);
+  const logger = deps.logger.child({ jobId: payload.jobId, stage: entry.stage });
+  if (!outcome.applied) {
+    logger.warn('replay skipped: the job is not failed', { status: outcome.status });
+    return;
+  }
+  await deps.producer.addUntyped(entry.stage, { ...payload, series: outcome.series });
+  logger.info('job replayed from the dead-letter queue', { series: outcome.series, previousError: entry.error.code });
+}

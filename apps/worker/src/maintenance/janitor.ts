@@ -1,0 +1,71 @@
+import { readdir, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { JobStateStore } from '@readpack/job-state';
+import type { Storage } from '@readpack/package-store';
+
+export interface JanitorReport {
+  packagesRemoved: number;
+  blobsRemoved: number;
+  spoolRemoved: number;
+}
+
+export interface JanitorPolicy {
+  /** Blobs younger than this are kept whatever references them: a job may still be on its way. */
+  blobGraceMs: number;
+  /** Temporary files older than this belong to a write that died. */
+  spoolGraceMs: number;
+  /** Packages whose record is gone are kept this long after writing (a record may be mid-transition). */
+  packageGraceMs: number;
+}
+
+/**
+ * Removes what no live job can reach any more. The job record is the source of truth: when it has
+ * expired (RESULT_TTL_SECONDS after the job ended) its package goes, and blobs that no remaining
+ * package or record references go after their grace period. Mark and sweep, no reference counts:
+ * nothing to get out of step when a process dies mid-write.
+ */
+export async function cleanExpired(state: JobStateStore, storage: Storage, policy: JanitorPolicy, now = Date.now()): Promise<JanitorReport> {
+  const report: JanitorReport = { packagesRemoved: 0, blobsRemoved: 0, spoolRemoved: 0 };
+  const referenced = new Set<string>();
+
+  for (const packageId of await storage.packages.list()) {
+    const record = await state.getJob(packageId);
+    const manifest = await storage.packages.read(packageId);
+    const age = now - ((await storage.packages.writtenAt(packageId)) ?? now);
+    if (!record && age > policy.packageGraceMs) {
+      await storage.packages.delete(packageId);
+      report.packagesRemoved += 1;
+      continue;
+    }
+    if (manifest) {
+      referenced.add(manifest.source.sha256);
+      for (const asset of manifest.assets) referenced.add(asset.sha256);
+    }
+  }
+  for await (const ids of state.scanJobIds()) {
+    for (const jobId of ids) {
+      const record = await state.getJob(jobId);
+      if (record) referenced.add(record.source.sha256);
+    }
+  }
+  for await (const blob of storage.blobs.list()) {
+    if (referenced.has(blob.sha256) || now - blob.modifiedAt < policy.blobGraceMs) continue;
+    await storage.blobs.delete(blob.sha256);
+    report.blobsRemoved += 1;
+  }
+  for (const dir of storage.tmpDirs) report.spoolRemoved += await removeOlderThan(dir, now - policy.spoolGraceMs);
+  return report;
+}
+
+async function removeOlderThan(dir: string, cutoff: number): Promise<number> {
+  let removed = 0;
+  for (const name of await readdir(dir).catch(() => [] as string[])) {
+    const path = join(dir, name);
+    const info = await stat(path).catch(() => undefined);
+    if (info && info.mtimeMs < cutoff) {
+      await rm(path, { force: true, recursive: true });
+      removed += 1;
+    }
+  }
+  return removed;
+}
