@@ -4,8 +4,11 @@ import type { ParseOptions } from './form.js';
 export type TaskState = 'pending' | 'processing' | 'completed' | 'failed';
 
 export interface TaskFile {
+  /** The key of this file in `file_names` and `results`. */
   stem: string;
   name: string;
+  /** The type detected from the bytes (`pdf`, `png`, `docx`, …). */
+  suffix: string;
   data: Uint8Array;
 }
 
@@ -52,6 +55,10 @@ export class TaskStore {
   configure(settings: Partial<{ maxConcurrent: number; processingMs: number }>): void {
     this.settings = { ...this.settings, ...settings };
     this.schedulePump();
+  }
+
+  settingsNow(): { maxConcurrent: number; processingMs: number } {
+    return { ...this.settings };
   }
 
   submit(files: TaskFile[], options: ParseOptions, failWith?: string): FakeTask {

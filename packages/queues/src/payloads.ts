@@ -22,6 +22,13 @@ const jobRef = {
   series: z.number().int().positive().optional(),
 };
 
+export type JobRefFields = { jobId: string; tenant: string; batchId?: string | undefined; series?: number | undefined };
+
+/** The fields a stage passes on to the next stage unchanged: the job, its batch and its attempt series. */
+export function jobRefFields(payload: JobRefFields): JobRefFields {
+  return { jobId: payload.jobId, tenant: payload.tenant, batchId: payload.batchId, series: payload.series };
+}
+
 export const extractPayload = z.object({ ...jobRef, source: sourceRef }).strict();
 
 export const assemblePayload = z

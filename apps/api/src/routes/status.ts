@@ -45,6 +45,8 @@ export function jobView(record: JobRecord) {
     ...(record.result ? { result: record.result } : {}),
     source: { filename: record.source.filename, mediaType: record.source.mediaType, size: record.source.size },
     ...(record.batch ? { batch: record.batch } : {}),
+    series: record.series,
+    ...(record.history ? { history: record.history } : {}),
     createdAt: record.createdAt,
     updatedAt: record.updatedAt,
   };

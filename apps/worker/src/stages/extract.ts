@@ -1,3 +1,4 @@
+import { jobRefFields } from '@readpack/queues';
 import type { StageHandler } from '../stage.js';
 import type { Extraction } from '../extraction.js';
 import { PermanentFailure } from '../failures.js';
@@ -27,9 +28,7 @@ export const extractStage: StageHandler<'extract'> = {
     logger.info('extracted', { parser: parsed.origin.parser, pages: parsed.pages?.length, tables: parsed.tables.length, images: images.length, chars: parsed.text.length });
     await state.progress(payload, { done: 1, total: 2 }, 'extract');
     await producer.add('assemble', {
-      jobId: payload.jobId,
-      tenant: payload.tenant,
-      batchId: payload.batchId,
+      ...jobRefFields(payload),
       source: payload.source,
       extraction: { sha256: stored.sha256 },
     });

@@ -1,0 +1,112 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { execFile } from 'node:child_process';
+import { utimes } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { Queue } from 'bullmq';
+import type { Config } from '@readpack/config';
+import { JobStateStore } from '@readpack/job-state';
+import { createLogger } from '@readpack/logging';
+import { openStorage, SCHEMA_VERSION, type Storage } from '@readpack/package-store';
+import { bullPrefix, MAINTENANCE_QUEUE, QUEUES, stageJobId, type QueueName } from '@readpack/queues';
+import { connectTestRedis, deleteKeysWithPrefix } from '@readpack/testing';
+import type { Redis } from 'ioredis';
+import { testConfig } from '../../../test/harness.js';
+import { serviceEnv } from '../../../test/support/env.js';
+import { builtScript } from '../../../test/support/service-process.js';
+import { cleanExpired } from '../src/maintenance/janitor.js';
+import { sweepOrphans } from '../src/maintenance/sweeper.js';
+import { startConsumer } from '../src/runner.js';
+
+const run = promisify(execFile);
+let config: Config;
+let redis: Redis;
+let state: JobStateStore;
+let storage: Storage;
+let queues: Record<QueueName, Queue>;
+
+beforeAll(async () => {
+  config = await testConfig();
+  redis = connectTestRedis();
+  state = new JobStateStore(redis, { prefix: config.redis.prefix, ttl: { queuedSeconds: 600, processingSeconds: 600, resultSeconds: 600 }, leaseMs: 1, actor: 'test:1' });
+  storage = await openStorage(resolve(config.dataDir));
+  queues = Object.fromEntries(
+    (Object.keys(QUEUES) as QueueName[]).map((s) => [s, new Queue(s, { connection: redis, prefix: bullPrefix(config.redis.prefix) })]),
+  ) as Record<QueueName, Queue>;
+});
+afterAll(async () => {
+  await Promise.all(Object.values(queues).map((q) => q.close()));
+  await deleteKeysWithPrefix(redis, config.redis.prefix);
+  await redis.quit();
+});
+
+const source = { filename: 'a.txt', mediaType: 'text/plain', size: 1, sha256: 'b'.repeat(64) };
+
+describe('sweeper', () => {
+  it('fails a processing record whose lease lapsed and that no queue holds, and nothing else', async () => {
+    await state.createJob({ jobId: 'job_orphan0000000000001', tenant: 't', source });
+    await state.start({ jobId: 'job_orphan0000000000001' }, 'extract'); // lease of 1 ms: lapses at once
+    await state.createJob({ jobId: 'job_alive00000000000001', tenant: 't', source });
+    await state.start({ jobId: 'job_alive00000000000001' }, 'extract');
+    await queues.extract.add('extract', { any: 1 }, { jobId: stageJobId('job_alive00000000000001', 'extract'), delay: 60_000 });
+    await state.createJob({ jobId: 'job_fresh00000000000001', tenant: 't', source }); // queued, young: left alone
+    await new Promise((r) => setTimeout(r, 5));
+
+    const report = await sweepOrphans(state, queues);
+    expect(report.orphaned).toEqual(['job_orphan0000000000001']);
+    expect(await state.getJob('job_orphan0000000000001')).toMatchObject({ status: 'failed', error: { code: 'orphaned' } });
+    expect((await state.getJob('job_alive00000000000001'))?.status).toBe('processing');
+    expect((await state.getJob('job_fresh00000000000001'))?.status).toBe('queued');
+    expect(report.scanned).toBeGreaterThanOrEqual(3);
+  });
+
+  it('fails a queued record past its grace period with no queued job (the enqueue after upload failed)', async () => {
+    await state.createJob({ jobId: 'job_lostenqueue00000001', tenant: 't', source });
+    const report = await sweepOrphans(state, queues, Date.now() + 10 * 60_000);
+    expect(report.orphaned).toContain('job_lostenqueue00000001');
+  });
+});
+
+describe('janitor', () => {
+  it('removes packages whose record expired and blobs nothing references, keeps the rest', async () => {
+    const keptAsset = await storage.blobs.putBuffer(Buffer.from('asset of a live package'));
+    const goneAsset = await storage.blobs.putBuffer(Buffer.from('asset of an expired package'));
+    const young = await storage.blobs.putBuffer(Buffer.from('unreferenced but young'));
+    const base = { schemaVersion: SCHEMA_VERSION as typeof SCHEMA_VERSION, tenant: 't', origin: { parser: 'x', version: '1', engine: 'native' as const }, text: '', tables: [] };
+    await state.createJob({ jobId: 'job_livepackage00000001', tenant: 't', source });
+    await storage.packages.write({ ...base, packageId: 'job_livepackage00000001', jobId: 'job_livepackage00000001', source, assets: [{ sha256: keptAsset.sha256, mediaType: 'text/plain', size: 1, role: 'embedded-image' }] });
+    await storage.packages.write({ ...base, packageId: 'job_deadpackage00000001', jobId: 'job_deadpackage00000001', source, assets: [{ sha256: goneAsset.sha256, mediaType: 'text/plain', size: 1, role: 'embedded-image' }] });
+    const old = new Date(Date.now() - 7_200_000);
+    await utimes(storage.packages.pathOf('job_deadpackage00000001'), old, old);
+    await utimes(storage.blobs.pathOf(goneAsset.sha256), old, old);
+    await utimes(storage.blobs.pathOf(keptAsset.sha256), old, old);
+
+    const report = await cleanExpired(state, storage, { blobGraceMs: 3_600_000, spoolGraceMs: 3_600_000, packageGraceMs: 3_600_000 });
+    expect(report.packagesRemoved).toBe(1);
+    expect(await storage.packages.read('job_deadpackage00000001')).toBeNull();
+    expect(await storage.packages.read('job_livepackage00000001')).not.toBeNull();
+    expect(await storage.blobs.has(goneAsset.sha256)).toBe(false);
+    expect(await storage.blobs.has(keptAsset.sha256)).toBe(true);
+    expect(await storage.blobs.has(young.sha256)).toBe(true);
+  });
+});
+
+describe('schedulers', () => {
+  it('starting and stopping the consumers 10 times leaves exactly one scheduler per periodic task', async () => {
+    const logger = createLogger({ component: 'test' });
+    logger.silent = true;
+    for (let i = 0; i < 10; i += 1) {
+      const consumer = await startConsumer(i % 2 === 0 ? 'extract' : 'assemble', config, logger);
+      await consumer.close(1_000);
+    }
+    const maintenance = new Queue(MAINTENANCE_QUEUE, { connection: redis, prefix: bullPrefix(config.redis.prefix) });
+    const schedulers = await maintenance.getJobSchedulers(0, -1, true);
+    expect(schedulers.map((s) => s.key).sort()).toEqual(['janitor', 'sweeper']);
+    await maintenance.close();
+
+    const env = serviceEnv({ REDIS_URL: config.redis.url, READPACK_PREFIX: config.redis.prefix, DATA_DIR: config.dataDir });
+    const listing = await run(process.execPath, [builtScript('apps/worker/dist/ops.js'), 'schedulers'], { env });
+    expect(listing.stdout).toMatch(/sweeper/);
+    expect(listing.stdout).not.toMatch(/DUPLICATE|MISSING|UNKNOWN/);
+  }, 60_000);
+});
