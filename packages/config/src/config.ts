@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { VARIABLES } from './variables.js';
-import type { Stage } from './stages.js';
+import { STAGES, type Stage } from './stages.js';
 
 
 type Shape = { [V in (typeof VARIABLES)[number] as V['name']]: V['schema'] };
@@ -20,7 +20,33 @@ export interface Config {
   redis: { url: string; explicit: boolean; prefix: string; commandTimeoutMs: number; managed: boolean };
   http: { host: string; port: number; apiInstances: number; publicBaseUrl: string | undefined; adminToken: string | undefined };
   dataDir: string;
-  limits: { maxUploadBytes: number; maxBatchFiles: number; parseTimeoutMs: number; parseMaxHeapMb: number };
+  limits: {
+    maxUploadBytes: number;
+    maxBatchFiles: number;
+    parseTimeoutMs: number;
+    parseMaxHeapMb: number;
+    maxPages: number;
+    maxImagePixels: number;
+    zip: { maxUncompressedBytes: number; maxRatio: number; maxEntries: number };
+  };
+  ocr: { renderDpi: number; minCharsPerPage: number; defaultLang: string; tessdataDir: string | undefined };
+  engine: { default: 'local' | 'mineru' | 'auto' };
+  mineru: {
+    url: string | undefined;
+    backend: string;
+    maxConcurrency: number;
+    rate: { max: number; windowMs: number };
+    requestTimeoutMs: number;
+    budgetMs: number;
+  };
+  tenancy: {
+    apiKeys: string | undefined;
+    apiKeysFile: string | undefined;
+    uploadRatePerMinute: number;
+    maxActiveJobsPerTenant: number;
+    corsOrigins: string[];
+    adminViewerToken: string | undefined;
+  };
   ttl: { queuedSeconds: number; processingSeconds: number; resultSeconds: number };
   /** Global overrides of the per-queue lease settings (tests, tuning); undefined keeps each queue's own. */
   leases: { lockDurationMs: number | undefined; stalledIntervalMs: number | undefined };
@@ -64,6 +90,27 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxBatchFiles: e.MAX_BATCH_FILES,
       parseTimeoutMs: e.PARSE_TIMEOUT_MS,
       parseMaxHeapMb: e.PARSE_MAX_HEAP_MB,
+      maxPages: e.MAX_PAGES,
+      maxImagePixels: e.MAX_IMAGE_PIXELS,
+      zip: { maxUncompressedBytes: e.MAX_ZIP_UNCOMPRESSED_BYTES, maxRatio: e.MAX_ZIP_RATIO, maxEntries: e.MAX_ZIP_ENTRIES },
+    },
+    ocr: { renderDpi: e.RENDER_DPI, minCharsPerPage: e.OCR_MIN_CHARS_PER_PAGE, defaultLang: e.OCR_DEFAULT_LANG, tessdataDir: e.TESSDATA_DIR },
+    engine: { default: e.DEFAULT_ENGINE },
+    mineru: {
+      url: e.MINERU_URL?.replace(/\/+$/, ''),
+      backend: e.MINERU_BACKEND,
+      maxConcurrency: e.MINERU_MAX_CONCURRENCY,
+      rate: { max: e.MINERU_RATE_MAX, windowMs: e.MINERU_RATE_WINDOW_MS },
+      requestTimeoutMs: e.MINERU_REQUEST_TIMEOUT_MS,
+      budgetMs: e.MINERU_BUDGET_MS,
+    },
+    tenancy: {
+      apiKeys: e.API_KEYS,
+      apiKeysFile: e.API_KEYS_FILE,
+      uploadRatePerMinute: e.UPLOAD_RATE_PER_MINUTE,
+      maxActiveJobsPerTenant: e.MAX_ACTIVE_JOBS_PER_TENANT,
+      corsOrigins: (e.CORS_ORIGINS ?? '').split(',').map((o) => o.trim()).filter(Boolean),
+      adminViewerToken: e.ADMIN_VIEWER_TOKEN,
     },
     ttl: {
       queuedSeconds: e.QUEUED_TTL_SECONDS,
@@ -75,10 +122,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     faults: { exitOnFilename: e.FAULT_EXIT_ON_FILENAME },
     logLevel: e.LOG_LEVEL,
     stage: e.READPACK_STAGE,
-    stages: {
-      extract: { concurrency: e.EXTRACT_CONCURRENCY, consumers: e.EXTRACT_CONSUMERS },
-      assemble: { concurrency: e.ASSEMBLE_CONCURRENCY, consumers: e.ASSEMBLE_CONSUMERS },
-    },
+    stages: Object.fromEntries(
+      STAGES.map((stage) => {
+        const name = stage.toUpperCase() as Uppercase<Stage>;
+        return [stage, { concurrency: e[`${name}_CONCURRENCY`], consumers: e[`${name}_CONSUMERS`] }];
+      }),
+    ) as Config['stages'],
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
   };
 }
