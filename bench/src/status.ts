@@ -1,1 +1,497 @@
-export {};
+/**
+ * `npm run bench:status`: what a status poll costs, against baselines measured in the same run.
+ *
+ * 1. Throughput and p99 latency of `GET /api/files/job/:id` (a real `done` record in Redis, read
+ *    by the real API process) versus an Express 5 hello-world in a process of its own, under the
+ *    same autocannon load; a third route, Express plus one HGETALL of the same record, separates
+ *    the cost of the Redis round trip from the API's own overhead. One process each, then two
+ *    (node:cluster) each.
+ * 2. Redis memory per terminal job record, created through the real JobStateStore.
+ *
+ * Results go to the `bench:status` section of docs/benchmarks.md (and nowhere else in it).
+ * `node bench/dist/status.js --hello-world` is the baseline server this script starts.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import cluster from 'node:cluster';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { createServer } from 'node:net';
+import { cpus, hostname, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import type { Express } from 'express';
+import type { Redis } from 'ioredis';
+import { loadConfig } from '@readpack/config';
+import { JobStateStore, type NewJob } from '@readpack/job-state';
+import { PROCESS_IDENTITY } from '@readpack/logging';
+import { createConsumerConnection, createProducerConnection, waitUntilReady } from '@readpack/redis';
+
+const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const SELF = fileURLToPath(import.meta.url);
+const BENCH_DOC = join(REPO_ROOT, 'docs', 'benchmarks.md');
+
+const settings = {
+  connections: 50,
+  durationS: Number(process.env.BENCH_DURATION_S ?? 5),
+  warmupS: Number(process.env.BENCH_WARMUP_S ?? 3),
+  /**
+   * Rounds per target, interleaved (hello, GET, HGETALL, status, hello, …). On a shared machine
+   * load from elsewhere comes and goes: short interleaved runs, compared round by round and
+   * summarised by the median, are far steadier than one long run per target.
+   */
+  rounds: Number(process.env.BENCH_ROUNDS ?? 5),
+  memoryRecords: Number(process.env.BENCH_MEMORY_RECORDS ?? 10_000),
+  memorySample: 200,
+};
+
+const GOALS = { throughputRatio: 0.9, bytesPerRecord: 2_048 };
+
+// ───────────────────────── the baseline server (child process mode) ─────────────────────────
+
+/**
+ * The canonical Express 5 hello-world, plus two one-command routes that split the status route's
+ * cost: `/string/:key` (one GET of a JSON string) and `/record/:key` (one HGETALL, the hash as
+ * JSON). It loads the API's own copy of Express (resolved from apps/api): both sides run the same code.
+ */
+async function serveHelloWorld(): Promise<void> {
+  const instances = Number(process.env.HELLO_INSTANCES ?? 1);
+  if (instances > 1 && cluster.isPrimary) {
+    const workers = Array.from({ length: instances }, () => cluster.fork());
+    const stop = () => {
+      for (const worker of workers) worker.process.kill('SIGTERM');
+      process.exit(0);
+    };
+    process.on('SIGTERM', stop);
+    process.on('SIGINT', stop);
+    return;
+  }
+  const express = createRequire(join(REPO_ROOT, 'apps', 'api', 'package.json'))('express') as () => Express;
+  const redis = createProducerConnection({ url: requiredEnv('REDIS_URL'), commandTimeoutMs: 1_000 }, 'bench-hello');
+  const app = express();
+  app.get('/', (_req, res) => {
+    res.send('Hello World!');
+  });
+  app.get('/string/:key', async (req, res) => {
+    res.type('json').send(await redis.get(String(req.params.key)));
+  });
+  app.get('/record/:key', async (req, res) => {
+    res.json(await redis.hgetall(String(req.params.key)));
+  });
+  app.listen(Number(requiredEnv('PORT')), '127.0.0.1');
+  process.on('SIGTERM', () => process.exit(0));
+}
+
+function requiredEnv(name: string): string {
+  const value = process.env[name];
+  if (!value) throw new Error(`${name} is not set`);
+  return value;
+}
+
+// ───────────────────────── processes and Redis ─────────────────────────
+
+const cleanups: (() => Promise<void> | void)[] = [];
+
+async function cleanUp(): Promise<void> {
+  for (const cleanup of cleanups.splice(0).reverse()) {
+    try {
+      await cleanup();
+    } catch (error) {
+      console.error('cleanup failed:', error);
+    }
+  }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+interface Child {
+  process: ChildProcess;
+  /** SIGTERM, then SIGKILL after 10 s; resolves once it has exited. Idempotent. */
+  stop(): Promise<void>;
+}
+
+/** Starts a child process that cleanUp stops, whatever happens. */
+function startChild(command: string, args: string[], env: NodeJS.ProcessEnv): Child {
+  const child = spawn(command, args, { env, stdio: ['ignore', 'ignore', 'inherit'] });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      child.kill('SIGTERM');
+      await exited;
+      clearTimeout(timer);
+    }
+  };
+  cleanups.push(stop);
+  return { process: child, stop };
+}
+
+async function waitForHttp(url: string, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const status = await fetch(url).then((r) => r.status, () => 0);
+    if (status === 200) return;
+    if (Date.now() > deadline) throw new Error(`${url} did not answer 200 within ${timeoutMs} ms (last status ${status})`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/** REDIS_URL when given; otherwise a private, persistence-free redis-server on a free port. */
+async function benchRedis(): Promise<{ url: string; private: boolean }> {
+  if (process.env.REDIS_URL) return { url: process.env.REDIS_URL, private: false };
+  const port = await freePort();
+  const dir = mkdtempSync(join(tmpdir(), 'readpack-bench-redis-'));
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  const child = startChild('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no',
+    '--maxmemory-policy', 'noeviction', '--loglevel', 'warning'], process.env);
+  await new Promise<void>((resolve, reject) => {
+    child.process.once('spawn', resolve);
+    child.process.once('error', (error) => reject(new Error(`could not start redis-server (${error.message}); apt-get install -y redis-server`)));
+  });
+  const url = `redis://127.0.0.1:${port}`;
+  const probe = createConsumerConnection({ url }, 'bench-probe');
+  // Refused connections until the server listens are expected; waitUntilReady bounds the wait.
+  probe.on('error', () => undefined);
+  await waitUntilReady(probe, 20_000);
+  probe.disconnect();
+  return { url, private: true };
+}
+
+// ───────────────────────── realistic records ─────────────────────────
+
+const DOCUMENTS = [
+  { name: 'Quarterly report 2026-Q3 (final).docx', mediaType: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document', size: 103_966 },
+  { name: 'Rechnung REPAIR-2022-INV-001 mehrseitig.pdf', mediaType: 'application/pdf', size: 412_330 },
+  { name: 'pricing-table_multiple sheets.xlsx', mediaType: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', size: 11_520 },
+  { name: 'scan_2026-11-29_0932.pdf', mediaType: 'application/pdf', size: 2_874_113 },
+];
+
+/** An id shaped like the API's (apps/api/src/ids.ts): `job_` + 128 random bits, base64url. */
+function jobId(): string {
+  return `job_${randomBytes(16).toString('base64url')}`;
+}
+
+function stateStore(redis: Redis, prefix: string): JobStateStore {
+  const { ttl } = loadConfig({});
+  return new JobStateStore(redis, {
+    prefix,
+    ttl: { queuedSeconds: ttl.queuedSeconds, processingSeconds: ttl.processingSeconds, resultSeconds: ttl.resultSeconds },
+    leaseMs: 30_000,
+    actor: PROCESS_IDENTITY,
+  });
+}
+
+/** The transitions a real job goes through, from upload to `done`. Returns the job id. */
+async function doneRecord(state: JobStateStore, index: number): Promise<string> {
+  const doc = DOCUMENTS[index % DOCUMENTS.length]!;
+  const job: NewJob = { jobId: jobId(), tenant: 'default', source: { filename: doc.name, mediaType: doc.mediaType, size: doc.size, sha256: randomBytes(32).toString('hex') } };
+  if (!(await state.createJob(job))) throw new Error(`job ${job.jobId} already existed`);
+  await state.start(job, 'extract');
+  await state.progress(job, { done: 1, total: 2 }, 'extract');
+  await state.start(job, 'assemble');
+  const completed = await state.complete(job, { packageId: job.jobId, size: 1_500 + (index % 50_000), sha256: randomBytes(32).toString('hex') });
+  if (completed.status !== 'done') throw new Error(`job ${job.jobId} ended ${completed.status}`);
+  return job.jobId;
+}
+
+async function deleteByPrefix(redis: Redis, prefix: string): Promise<void> {
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1_000);
+    cursor = next;
+    if (keys.length > 0) await redis.unlink(...keys);
+  } while (cursor !== '0');
+}
+
+// ───────────────────────── measurements ─────────────────────────
+
+/**
+ * CPU time (ms) used so far by `pid` and its descendants (a node:cluster primary and its
+ * workers), from Linux /proc; NaN elsewhere. Unlike req/s it hardly moves when other work shares
+ * the machine, so it is reported next to throughput as the noise-resistant view of the same cost.
+ */
+function treeCpuMs(pid: number): number {
+  try {
+    const stats = new Map<number, string[]>();
+    for (const entry of readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      try {
+        const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+        stats.set(Number(entry), stat.slice(stat.lastIndexOf(')') + 2).split(' '));
+      } catch {
+        // The process ended while we listed /proc.
+      }
+    }
+    const tree = new Set([pid]);
+    for (let grew = true; grew; ) {
+      grew = false;
+      for (const [child, fields] of stats) {
+        if (!tree.has(child) && tree.has(Number(fields[1]))) {
+          tree.add(child);
+          grew = true;
+        }
+      }
+    }
+    // utime + stime, in clock ticks (USER_HZ, 100 on Linux).
+    return [...tree].reduce((sum, p) => sum + (Number(stats.get(p)?.[11]) + Number(stats.get(p)?.[12])) * 10, 0);
+  } catch {
+    return NaN;
+  }
+}
+
+/** Redis's own CPU time (ms) so far, from INFO: works for a private server and for REDIS_URL. */
+async function redisCpuMs(redis: Redis): Promise<number> {
+  const info = await redis.info('cpu');
+  const seconds = (name: string) => Number(new RegExp(`${name}:([\\d.]+)`).exec(info)?.[1] ?? NaN);
+  return (seconds('used_cpu_user') + seconds('used_cpu_sys')) * 1_000;
+}
+
+interface Run {
+  reqPerSec: number;
+  p99Ms: number;
+  failures: number;
+  /** CPU time of the server process tree, and of Redis, per request answered. */
+  serverCpuUs: number;
+  redisCpuUs: number;
+}
+
+interface Target {
+  label: string;
+  url: string;
+  serverPid: number;
+}
+
+interface TargetResult extends Target {
+  runs: Run[];
+}
+
+async function run(target: Target, durationS: number, redis: Redis): Promise<Run> {
+  const [server0, redis0] = [treeCpuMs(target.serverPid), await redisCpuMs(redis)];
+  const result = await autocannon({ url: target.url, connections: settings.connections, duration: durationS });
+  const [server1, redis1] = [treeCpuMs(target.serverPid), await redisCpuMs(redis)];
+  const answered = Math.max(1, result.requests.total);
+  return {
+    reqPerSec: result.requests.average,
+    p99Ms: result.latency.p99,
+    failures: result.non2xx + result.errors + result.timeouts,
+    serverCpuUs: ((server1 - server0) * 1_000) / answered,
+    redisCpuUs: ((redis1 - redis0) * 1_000) / answered,
+  };
+}
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+};
+
+/** Warm-up for every target, then `rounds` interleaved runs of each (hello-world first in each round). */
+async function measure(targets: Target[], redis: Redis): Promise<TargetResult[]> {
+  for (const target of targets) {
+    const res = await fetch(target.url);
+    if (res.status !== 200) throw new Error(`${target.label}: ${target.url} answered ${res.status}: ${await res.text()}`);
+    await run(target, settings.warmupS, redis);
+  }
+  const results: TargetResult[] = targets.map((t) => ({ ...t, runs: [] }));
+  for (let round = 0; round < settings.rounds; round += 1) {
+    for (const result of results) {
+      const r = await run(result, settings.durationS, redis);
+      result.runs.push(r);
+      console.log(`  ${result.label}: ${Math.round(r.reqPerSec)} req/s, p99 ${r.p99Ms} ms, server ${Math.round(r.serverCpuUs)} µs/req, redis ${Math.round(r.redisCpuUs)} µs/req${r.failures ? `, ${r.failures} failures` : ''}`);
+    }
+  }
+  return results;
+}
+
+interface Variant {
+  setup: string;
+  results: TargetResult[];
+}
+
+interface Fixture {
+  statusJobId: string;
+  /** The record's hash key, and a string key holding the status view as JSON. */
+  recordKey: string;
+  stringKey: string;
+}
+
+async function throughputVariant(setup: string, instances: number, redis: Redis, redisUrl: string, prefix: string, fixture: Fixture): Promise<Variant> {
+  console.log(`${setup}:`);
+  const dataDir = mkdtempSync(join(tmpdir(), 'readpack-bench-data-'));
+  cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
+  const [apiPort, helloPort] = [await freePort(), await freePort()];
+  const env = { ...process.env, REDIS_URL: redisUrl, READPACK_PREFIX: prefix, DATA_DIR: dataDir, HOST: '127.0.0.1', LOG_LEVEL: 'warn' };
+  const apiEntry = instances > 1 ? join(REPO_ROOT, 'apps/api/dist/cluster.js') : join(REPO_ROOT, 'apps/api/dist/main.js');
+  const api = startChild(process.execPath, [apiEntry], { ...env, PORT: String(apiPort), API_INSTANCES: String(instances) });
+  const hello = startChild(process.execPath, [SELF, '--hello-world'], { ...env, PORT: String(helloPort), HELLO_INSTANCES: String(instances) });
+  const apiBase = `http://127.0.0.1:${apiPort}`;
+  const helloBase = `http://127.0.0.1:${helloPort}`;
+  await Promise.all([waitForHttp(`${apiBase}/healthz`), waitForHttp(`${helloBase}/`)]);
+  const [apiPid, helloPid] = [api.process.pid!, hello.process.pid!];
+  const results = await measure(
+    [
+      { label: 'Express 5 hello-world', url: `${helloBase}/`, serverPid: helloPid },
+      { label: 'Express 5 + one Redis GET (the status JSON as a string)', url: `${helloBase}/string/${encodeURIComponent(fixture.stringKey)}`, serverPid: helloPid },
+      { label: 'Express 5 + one HGETALL of the record', url: `${helloBase}/record/${encodeURIComponent(fixture.recordKey)}`, serverPid: helloPid },
+      { label: 'Readpack `GET /api/files/job/:id`', url: `${apiBase}/api/files/job/${fixture.statusJobId}`, serverPid: apiPid },
+    ],
+    redis,
+  );
+  // Stopped before the next variant starts, so it does not compete for the two cores.
+  await Promise.all([api.stop(), hello.stop()]);
+  return { setup, results };
+}
+
+interface MemoryResult {
+  records: number;
+  memoryUsageMean: number;
+  memoryUsageMin: number;
+  memoryUsageMax: number;
+  usedMemoryDeltaPerRecord: number;
+}
+
+async function usedMemory(redis: Redis): Promise<number> {
+  const info = await redis.info('memory');
+  return Number(/used_memory:(\d+)/.exec(info)?.[1] ?? NaN);
+}
+
+async function memoryPerRecord(redis: Redis, prefix: string): Promise<MemoryResult> {
+  console.log(`memory: ${settings.memoryRecords} done records…`);
+  const state = stateStore(redis, prefix);
+  const before = await usedMemory(redis);
+  const ids: string[] = [];
+  const chunk = 250;
+  for (let start = 0; start < settings.memoryRecords; start += chunk) {
+    const size = Math.min(chunk, settings.memoryRecords - start);
+    ids.push(...(await Promise.all(Array.from({ length: size }, (_, i) => doneRecord(state, start + i)))));
+  }
+  const after = await usedMemory(redis);
+  const step = Math.max(1, Math.floor(ids.length / settings.memorySample));
+  const usages: number[] = [];
+  for (let i = 0; i < ids.length && usages.length < settings.memorySample; i += step) {
+    usages.push(Number(await redis.call('MEMORY', 'USAGE', state.jobKey(ids[i]!), 'SAMPLES', '0')));
+  }
+  return {
+    records: ids.length,
+    memoryUsageMean: usages.reduce((a, b) => a + b, 0) / usages.length,
+    memoryUsageMin: Math.min(...usages),
+    memoryUsageMax: Math.max(...usages),
+    usedMemoryDeltaPerRecord: (after - before) / ids.length,
+  };
+}
+
+// ───────────────────────── report ─────────────────────────
+
+const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+
+function render(variants: Variant[], memory: MemoryResult, environment: string, redisNote: string): string {
+  const lines = [
+    `Run ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on \`${hostname()}\`: ${environment}.`,
+    `autocannon, ${settings.connections} connections, ${settings.rounds} rounds × ${settings.durationS} s per route after ${settings.warmupS} s warm-up, routes interleaved`,
+    `within each round; medians over rounds. Servers, ${redisNote} and autocannon share the machine (other work ran on it too).`,
+    'The record is a real `done` job written by JobStateStore. "× hello-world" is the median of the per-round throughput ratios;',
+    '"by CPU" compares server CPU time per request instead, which other load on the machine hardly disturbs.',
+    '',
+    '| setup | route | req/s | p99 | × hello-world | server CPU / req | Redis CPU / req | × hello-world by CPU | goal ≥ 0.9× |',
+    '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
+  ];
+  const summaries: string[] = [];
+  for (const { setup, results } of variants) {
+    const hello = results[0]!;
+    const cpuOf = (result: TargetResult) => median(result.runs.map((r) => r.serverCpuUs));
+    results.forEach((result, index) => {
+      const failures = result.runs.reduce((n, r) => n + r.failures, 0);
+      const ratio = median(result.runs.map((r, round) => r.reqPerSec / hello.runs[round]!.reqPerSec));
+      const cpuRatio = cpuOf(hello) / cpuOf(result);
+      const goal = index === 0 ? 'baseline' : index === results.length - 1 ? (ratio >= GOALS.throughputRatio && failures === 0 ? '**met**' : '**missed**') : 'reference';
+      lines.push(
+        `| ${setup} | ${result.label}${failures ? ` (**${failures} failed requests**)` : ''} | ${fmt(median(result.runs.map((r) => r.reqPerSec)))} | ` +
+          `${fmt(median(result.runs.map((r) => r.p99Ms)))} ms | ${fmt(ratio, 2)} | ${fmt(cpuOf(result))} µs | ${fmt(median(result.runs.map((r) => r.redisCpuUs)))} µs | ${fmt(cpuRatio, 2)} | ${goal} |`,
+      );
+    });
+    const [status, hgetall] = [results.at(-1)!, results.at(-2)!];
+    summaries.push(
+      `${setup}: a status request costs ${fmt(cpuOf(status) - cpuOf(hello))} µs of server CPU more than hello-world; ` +
+        `${fmt(cpuOf(hgetall) - cpuOf(hello))} µs of it is one Redis round trip (the one-HGETALL route), ${fmt(cpuOf(status) - cpuOf(hgetall))} µs Readpack's own handling.`,
+    );
+  }
+  lines.push('', 'Where the time goes:', '', ...summaries.map((s) => `- ${s}`));
+  const met = (bytes: number) => (bytes <= GOALS.bytesPerRecord ? '**met**' : '**missed**');
+  lines.push(
+    '',
+    `Redis memory per terminal (\`done\`) job record, ${fmt(memory.records)} records created through JobStateStore (create → start → progress → start → complete):`,
+    '',
+    '| measure | bytes per record | goal ≤ 2 KB |',
+    '| --- | ---: | --- |',
+    `| \`MEMORY USAGE <key> SAMPLES 0\`, mean of ${settings.memorySample} keys (min ${fmt(memory.memoryUsageMin)}, max ${fmt(memory.memoryUsageMax)}) | ${fmt(memory.memoryUsageMean)} | ${met(memory.memoryUsageMean)} |`,
+    `| \`INFO memory\` used_memory delta ÷ ${fmt(memory.records)} (includes the expiry entry and dict growth) | ${fmt(memory.usedMemoryDeltaPerRecord)} | ${met(memory.usedMemoryDeltaPerRecord)} |`,
+  );
+  return lines.join('\n');
+}
+
+/** Replaces what lies between this benchmark's markers, and nothing else. */
+function writeSection(body: string): void {
+  const [open, close] = ['<!-- bench:status -->', '<!-- /bench:status -->'];
+  const doc = readFileSync(BENCH_DOC, 'utf8');
+  const start = doc.indexOf(open);
+  const end = doc.indexOf(close);
+  if (start < 0 || end < start) throw new Error(`${BENCH_DOC} lacks the ${open} … ${close} markers`);
+  writeFileSync(BENCH_DOC, `${doc.slice(0, start + open.length)}\n${body}\n${doc.slice(end)}`);
+}
+
+// ───────────────────────── main ─────────────────────────
+
+async function main(): Promise<void> {
+  const redisInfo = await benchRedis();
+  const redis = createConsumerConnection({ url: redisInfo.url }, 'bench-status');
+  redis.on('error', (error: Error) => console.error('redis:', error.message));
+  cleanups.push(() => redis.disconnect());
+  await waitUntilReady(redis, 20_000);
+  const prefix = `bench-status-${randomBytes(4).toString('hex')}`;
+  cleanups.push(() => deleteByPrefix(redis, prefix));
+
+  const state = stateStore(redis, prefix);
+  const statusJobId = await doneRecord(state, 0);
+  const fixture: Fixture = { statusJobId, recordKey: state.jobKey(statusJobId), stringKey: `${prefix}:bench-view:${statusJobId}` };
+  await redis.set(fixture.stringKey, JSON.stringify(await state.getJob(statusJobId)));
+  const variants = [
+    await throughputVariant('1 process each', 1, redis, redisInfo.url, prefix, fixture),
+    await throughputVariant('node:cluster, 2 processes each', 2, redis, redisInfo.url, prefix, fixture),
+  ];
+  cleanups.push(() => deleteByPrefix(redis, `${prefix}-memory`));
+  const memory = await memoryPerRecord(redis, `${prefix}-memory`);
+
+  const redisVersion = /redis_version:(\S+)/.exec(await redis.info('server'))?.[1] ?? '?';
+  const cpu = cpus();
+  const environment = `${cpu.length} × ${cpu[0]?.model.trim() ?? 'unknown CPU'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}, Redis ${redisVersion}`;
+  const redisNote = redisInfo.private ? 'a private redis-server (loopback, no persistence)' : 'the Redis at REDIS_URL';
+  const section = render(variants, memory, environment, redisNote);
+  writeSection(section);
+  console.log(`\n${section}\n\nwritten to ${BENCH_DOC}`);
+}
+
+if (process.argv.includes('--hello-world')) {
+  await serveHelloWorld();
+} else {
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => void cleanUp().then(() => process.exit(130)));
+  }
+  try {
+    await main();
+  } catch (error) {
+    console.error(error);
+    process.exitCode = 1;
+  } finally {
+    await cleanUp();
+  }
+}

@@ -5,10 +5,18 @@ import { builtScript, jsonLines, startProcess, type ServiceProcess } from '../su
 /** Short leases so takeovers happen in seconds: worst case ≈ 2 s lock + 1 s stall check. */
 export const FAST_LEASES = { LOCK_DURATION_MS: '2000', STALLED_INTERVAL_MS: '1000' };
 
+export type LogLine = Record<string, unknown>;
+
 interface Member {
   stage: Stage;
   current: ServiceProcess;
   restarting: boolean;
+}
+
+/** A consumer that is up (not exited, not being replaced), with the stage it consumes. */
+export interface RunningConsumer {
+  stage: Stage;
+  process: ServiceProcess;
 }
 
 /**
@@ -19,15 +27,21 @@ interface Member {
 export class ConsumerFleet {
   private readonly members: Member[] = [];
   private readonly retired: ServiceProcess[] = [];
+  /** Every log line of every process, kept whole: ServiceProcess keeps only a tail of its output. */
+  private readonly logLines = new Map<ServiceProcess, LogLine[]>();
+  /** Replacements being spawned; `stop()` waits for them so none outlives the test. */
+  private readonly spawning = new Set<Promise<unknown>>();
   private keepAliveTimer: NodeJS.Timeout | undefined;
   private stopping = false;
+  /** How many consumers keepAlive has replaced. */
+  restarts = 0;
 
   constructor(
     private readonly config: Config,
     private readonly extraEnv: Record<string, string> = {},
   ) {}
 
-  private spawn(stage: Stage): Promise<ServiceProcess> {
+  private async spawn(stage: Stage): Promise<ServiceProcess> {
     const env = serviceEnv({
       REDIS_URL: this.config.redis.url,
       READPACK_PREFIX: this.config.redis.prefix,
@@ -36,7 +50,24 @@ export class ConsumerFleet {
       ...FAST_LEASES,
       ...this.extraEnv,
     });
-    return startProcess(process.execPath, [builtScript('apps/worker/dist/main.js'), stage], { env });
+    const started = await startProcess(process.execPath, [builtScript('apps/worker/dist/main.js'), stage], { env });
+    this.collectLogs(started);
+    return started;
+  }
+
+  /**
+   * Parses stdout as it arrives. Attached as soon as the process has spawned: a Node process
+   * needs far longer than that to load its modules and write its first line.
+   */
+  private collectLogs(proc: ServiceProcess): void {
+    const lines: LogLine[] = [];
+    this.logLines.set(proc, lines);
+    let partial = '';
+    proc.child.stdout!.on('data', (chunk: string) => {
+      const parts = (partial + chunk).split('\n');
+      partial = parts.pop() ?? '';
+      for (const line of jsonLines(parts)) lines.push(line);
+    });
   }
 
   async start(stage: Stage, count = 1): Promise<ServiceProcess[]> {
@@ -57,14 +88,22 @@ export class ConsumerFleet {
   keepAlive(): void {
     this.keepAliveTimer = setInterval(() => {
       for (const member of this.members) {
-        const { child } = member.current;
-        if (this.stopping || member.restarting || (child.exitCode === null && child.signalCode === null)) continue;
+        if (this.stopping || member.restarting || !hasExited(member.current)) continue;
         member.restarting = true;
         this.retired.push(member.current);
-        void this.spawn(member.stage).then((next) => {
-          member.current = next;
-          member.restarting = false;
-        });
+        const replacing = this.spawn(member.stage).then(
+          (next) => {
+            member.current = next;
+            member.restarting = false;
+            this.restarts += 1;
+          },
+          // A failed spawn leaves the member marked dead: the next tick tries again.
+          () => {
+            member.restarting = false;
+          },
+        );
+        this.spawning.add(replacing);
+        void replacing.finally(() => this.spawning.delete(replacing));
       }
     }, 200);
   }
@@ -73,18 +112,33 @@ export class ConsumerFleet {
     return this.members.filter((m) => !stage || m.stage === stage).map((m) => m.current);
   }
 
+  /** Consumers that are up right now, each with its stage. */
+  running(): RunningConsumer[] {
+    return this.members.filter((m) => !m.restarting && !hasExited(m.current)).map((m) => ({ stage: m.stage, process: m.current }));
+  }
+
   private all(): ServiceProcess[] {
     return [...this.retired, ...this.members.map((m) => m.current)];
   }
 
+  /** The JSON log lines of one process this fleet started. */
+  logsOf(proc: ServiceProcess): LogLine[] {
+    return this.logLines.get(proc) ?? jsonLines(proc.stdoutLines());
+  }
+
   /** Every JSON log line of every consumer this fleet ran, including ones that died. */
-  logs(): Record<string, unknown>[] {
-    return this.all().flatMap((p) => jsonLines(p.stdoutLines()));
+  logs(): LogLine[] {
+    return this.all().flatMap((p) => this.logsOf(p));
   }
 
   /** The live consumer whose log says it started `stage` for `jobId`. */
   runnerOf(jobId: string, stage: Stage): ServiceProcess | undefined {
-    return this.live(stage).find((p) => jsonLines(p.stdoutLines()).some((l) => l.jobId === jobId && l.stage === stage && l.message === 'stage started'));
+    return this.live(stage).find((p) => this.logsOf(p).some((l) => l.jobId === jobId && l.stage === stage && l.message === 'stage started'));
+  }
+
+  /** Pids of every process this fleet started, dead or alive. */
+  pids(): number[] {
+    return this.all().map((p) => p.pid);
   }
 
   outputTail(): string {
@@ -96,7 +150,14 @@ export class ConsumerFleet {
   async stop(): Promise<void> {
     this.stopping = true;
     clearInterval(this.keepAliveTimer);
+    await Promise.all([...this.spawning]);
     await Promise.all(this.members.map((m) => m.current.stop('SIGTERM', 10_000)));
+    // Stopped consumers stay in `logs()`: a test reads the complete logs after a graceful stop.
+    this.retired.push(...this.members.map((m) => m.current));
     this.members.length = 0;
   }
+}
+
+function hasExited(proc: ServiceProcess): boolean {
+  return proc.child.exitCode !== null || proc.child.signalCode !== null;
 }

@@ -1,15 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { connectTestRedis, containsSnippet, corpusManifest, deleteKeysWithPrefix, fixturePath, testRedisUrl, uniqueName } from '@readpack/testing';
+import { STAGES } from '@readpack/config';
+import { connectTestRedis, containsSnippet, corpusManifest, deleteKeysWithPrefix, testRedisUrl, uniqueName } from '@readpack/testing';
 import { findFreePort } from '../../apps/supervisor/src/redis-server.js';
-import { upload } from '../harness.js';
 import { freshRequest, waitForHealthy } from '../support/fresh-http.js';
 import { failedPolls, pollFresh, type Poll } from '../support/fresh-polling.js';
 import { Pm2, type Pm2Process } from '../support/pm2.js';
 import { serviceEnv } from '../support/env.js';
 import { builtScript } from '../support/service-process.js';
+import { uploadBatch, uploadFixture } from '../support/uploads.js';
 
 /**
  * The seed incident, reversed. Production ran 8 PM2 cluster workers and kept job state in a
@@ -52,8 +53,7 @@ beforeAll(async () => {
   base = `http://127.0.0.1:${port}`;
   const env = serviceEnv({
     API_INSTANCES: String(API_INSTANCES),
-    EXTRACT_CONSUMERS: '1',
-    ASSEMBLE_CONSUMERS: '1',
+    ...Object.fromEntries(STAGES.map((stage) => [`${stage.toUpperCase()}_CONSUMERS`, '1'])),
     PORT: String(port),
     HOST: '127.0.0.1',
     REDIS_URL: testRedisUrl(),
@@ -109,9 +109,7 @@ describe(`pm2 cluster mode, ${API_INSTANCES} API workers`, () => {
   });
 
   it.each(FIXTURES)('%s: every poll on a new connection answers 200, from several workers, until done', async (fixture) => {
-    const res = await upload(base, [{ name: fixture, data: await readFile(fixturePath(fixture)) }]);
-    expect(res.status).toBe(202);
-    const { jobId } = (await res.json()) as JobBody;
+    const { jobId } = await uploadFixture(base, fixture);
     const { polls, last } = await pollFresh<JobBody>(`${base}/api/files/job/${jobId}`, {
       until: (body) => body.status === 'done' || body.status === 'failed',
       minPolls: MIN_POLLS,
@@ -123,10 +121,7 @@ describe(`pm2 cluster mode, ${API_INSTANCES} API workers`, () => {
   }, 120_000);
 
   it('a 2-file batch: every poll answers 200 until completed 2 of 2', async () => {
-    const files = await Promise.all(FIXTURES.map(async (name) => ({ name, data: await readFile(fixturePath(name)), field: 'files' })));
-    const res = await upload(base, files, '/api/files/batch');
-    expect(res.status).toBe(202);
-    const { batchId } = (await res.json()) as { batchId: string };
+    const { batchId } = await uploadBatch(base, FIXTURES);
     const { polls, last } = await pollFresh<BatchBody>(`${base}/api/files/batch/${batchId}`, {
       until: (body) => body.completed + body.failed === body.total,
       minPolls: MIN_POLLS,

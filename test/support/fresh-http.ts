@@ -54,6 +54,6 @@ export async function waitForHealthy(base: string, options: { timeoutMs?: number
       { timeoutMs: options.timeoutMs ?? 60_000, intervalMs: 200, what: `${base}/healthz` },
     );
   } catch (error) {
-    throw new Error(`${(error as Error).message}\n${(await options.describe?.()) ?? ''}`);
+    throw new Error(`${(error as Error).message}\n${(await options.describe?.()) ?? ''}`, { cause: error });
   }
 }

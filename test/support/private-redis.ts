@@ -39,7 +39,7 @@ export class PrivateRedis {
       await waitForRedis(this.port, { timeoutMs: 20_000 });
     } catch (error) {
       await this.stop();
-      throw new Error(`${(error as Error).message}\n${child.outputTail()}`);
+      throw new Error(`${(error as Error).message}\n${child.outputTail()}`, { cause: error });
     }
   }
 

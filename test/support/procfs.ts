@@ -1,4 +1,5 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { sep } from 'node:path';
 
 /**
  * What the kernel says about processes (Linux /proc), for tests that must prove a process is gone
@@ -77,6 +78,23 @@ export function processesWithEnv(name: string, value: string): number[] {
     if (pid === process.pid || !isRunning(pid)) return false;
     try {
       return readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').includes(needle);
+    } catch {
+      return false; // gone, or not ours to read
+    }
+  });
+}
+
+/**
+ * Live processes whose working directory is `dir` or inside it. For processes the environment
+ * marker misses: redis-server rewrites its process title over its environment, but it runs in
+ * its `--dir`, which a test puts under a temp dir of its own.
+ */
+export function processesWithCwdUnder(dir: string): number[] {
+  return allPids().filter((pid) => {
+    if (pid === process.pid || !isRunning(pid)) return false;
+    try {
+      const cwd = readlinkSync(`/proc/${pid}/cwd`);
+      return cwd === dir || cwd.startsWith(`${dir}${sep}`);
     } catch {
       return false; // gone, or not ours to read
     }

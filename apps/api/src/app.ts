@@ -1,23 +1,35 @@
 import express, { type Express } from 'express';
 import { adminGuard, BULL_BOARD_PATH, bullBoardRouter } from './admin/bull-board.js';
+import { authenticate } from './auth/authenticate.js';
 import type { ApiContext } from './context.js';
+import { smallBodiesOnly } from './http/body-limit.js';
 import { ApiError, errorHandler } from './http/errors.js';
+import { adminSecurityHeaders, apiSecurityHeaders, corsPolicy } from './http/security-headers.js';
 import { servedBy } from './http/served-by.js';
-import { filesRouter } from './routes/files.js';
+import { filesRouter, isUploadRequest } from './routes/files.js';
 import { healthRouter } from './routes/health.js';
 import { packagesRouter } from './routes/packages.js';
 import { statusRouter } from './routes/status.js';
 
+/**
+ * Middleware order is part of the security model: admin pages have their own headers and
+ * credentials and never see CORS; everything else gets strict headers, CORS for the configured
+ * origins only, a body limit, and (under /api) a tenant before any handler runs.
+ */
 export function createApp(ctx: ApiContext): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
   app.use(servedBy);
+  app.use(BULL_BOARD_PATH, adminSecurityHeaders(), adminGuard(ctx.admin, ctx.keys.devMode), bullBoardRouter(ctx.producer.opsQueues()));
+  app.use(apiSecurityHeaders());
+  app.use(corsPolicy(ctx.config.tenancy.corsOrigins));
+  app.use(smallBodiesOnly(isUploadRequest));
   app.use(healthRouter(ctx));
+  app.use('/api', authenticate(ctx.keys));
   app.use(filesRouter(ctx));
   app.use(statusRouter(ctx));
   app.use(packagesRouter(ctx));
-  app.use(BULL_BOARD_PATH, adminGuard(ctx.config.http.adminToken), bullBoardRouter(ctx.producer.all()));
   app.use((req, _res, next) => next(new ApiError(404, 'route_not_found', `No route for ${req.method} ${req.path}.`)));
   app.use(errorHandler(ctx.logger, ctx.config.limits.maxUploadBytes));
   return app;

@@ -3,9 +3,14 @@ import type { JobStateStore } from '@readpack/job-state';
 import type { Logger } from '@readpack/logging';
 import type { Storage } from '@readpack/package-store';
 import type { QueueProducer } from '@readpack/queues';
+import type { SecretBox } from '@readpack/secrets';
 import type { Redis } from 'ioredis';
+import type { AdminCredentials } from './admin/admin-role.js';
+import type { ApiKeyRing } from './auth/api-keys.js';
+import type { TenantAdmission } from './limits/active-jobs.js';
+import type { UploadRateLimiter } from './limits/upload-rate.js';
 
-/** Everything a request handler may use. Built once per process in main.ts; no job state in memory. */
+/** Everything a request handler may use. Built once per process in server.ts; no job state in memory. */
 export interface ApiContext {
   config: Config;
   logger: Logger;
@@ -13,4 +18,11 @@ export interface ApiContext {
   state: JobStateStore;
   producer: QueueProducer;
   storage: Storage;
+  /** Tenant API keys (empty: single-tenant dev mode). */
+  keys: ApiKeyRing;
+  admin: AdminCredentials;
+  /** Seals secrets for job payloads and hashes them for identities (key in DATA_DIR). */
+  secrets: SecretBox;
+  uploadRate: UploadRateLimiter;
+  admission: TenantAdmission;
 }

@@ -6,8 +6,14 @@ import { createLogger, PROCESS_IDENTITY, type Logger } from '@readpack/logging';
 import { openStorage } from '@readpack/package-store';
 import { QueueProducer } from '@readpack/queues';
 import { createProducerConnection } from '@readpack/redis';
+import { openSecretBox } from '@readpack/secrets';
+import { AdminCredentials } from './admin/admin-role.js';
 import { createApp } from './app.js';
+import { ApiKeyRing } from './auth/api-keys.js';
 import type { ApiContext } from './context.js';
+import { TenantAdmission } from './limits/active-jobs.js';
+import { UploadRateLimiter } from './limits/upload-rate.js';
+import { announceAccessMode } from './startup/dev-mode.js';
 
 export interface RunningApi {
   server: Server;
@@ -17,6 +23,10 @@ export interface RunningApi {
 
 /** Builds the API's dependencies from the configuration and starts listening. */
 export async function startApi(config: Config, logger: Logger = createLogger({ level: config.logLevel, component: 'api' })): Promise<RunningApi> {
+  // Credentials first: a bad key file stops the process before it touches Redis or the disk.
+  const keys = ApiKeyRing.fromConfig(config.tenancy);
+  const admin = AdminCredentials.fromConfig(config, keys);
+  announceAccessMode(config, keys, logger);
   const redis = createProducerConnection({ url: config.redis.url, commandTimeoutMs: config.redis.commandTimeoutMs }, `readpack-api:${PROCESS_IDENTITY}`);
   // Outages are answered per request (503); the connection's own errors are only logged.
   redis.on('error', (error: Error) => logger.warn('redis connection error', { error: error.message }));
@@ -32,6 +42,16 @@ export async function startApi(config: Config, logger: Logger = createLogger({ l
     }),
     producer: new QueueProducer(redis, config.redis.prefix),
     storage: await openStorage(resolve(config.dataDir)),
+    keys,
+    admin,
+    secrets: await openSecretBox(resolve(config.dataDir)),
+    uploadRate: new UploadRateLimiter(redis, config.redis.prefix, config.tenancy.uploadRatePerMinute),
+    admission: new TenantAdmission(redis, {
+      prefix: config.redis.prefix,
+      limit: config.tenancy.maxActiveJobsPerTenant,
+      // An active job lives at most this long without a heartbeat; an idle tenant's set goes with it.
+      ttlSeconds: config.ttl.queuedSeconds + config.ttl.processingSeconds,
+    }),
   };
   const app = createApp(ctx);
   const server = await new Promise<Server>((resolveServer, reject) => {

@@ -109,7 +109,7 @@ describe('admin', () => {
     const res = await fetch(`${pipeline.api.url}/admin/queues/api/queues`);
     expect(res.status).toBe(200);
     const body = (await res.json()) as { queues: { name: string }[] };
-    expect(body.queues.map((q) => q.name).sort()).toEqual(['assemble', 'extract']);
+    expect(body.queues.map((q) => q.name).sort()).toEqual(['assemble', 'assemble-dlq', 'extract', 'extract-dlq', 'maintenance', 'mineru', 'mineru-dlq']);
   });
 });
 

@@ -18,6 +18,18 @@ export class PermanentFailure extends Error {
   }
 }
 
+/** A failure worth retrying that has its own code when attempts run out (e.g. `mineru_unavailable`). */
+export class TransientFailure extends Error {
+  override readonly name: string = 'TransientFailure';
+  constructor(
+    readonly code: string,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
 export interface Classified {
   permanent: boolean;
   code: string;
@@ -39,6 +51,11 @@ export function classify(error: unknown): Classified {
   if (error instanceof Error && error.name === 'AbortError') {
     return { permanent: true, code: 'timeout', message: 'Parsing took longer than allowed (PARSE_TIMEOUT_MS).' };
   }
-  if (error instanceof UnrecoverableError) return { permanent: true, code: 'internal_error', message: error.message };
+  if (error instanceof UnrecoverableError) {
+    // Ours carry their code as `<code>: <message>` (the runner rethrows permanent failures so).
+    const coded = /^([a-z_]+): (.*)$/s.exec(error.message);
+    return { permanent: true, code: coded?.[1] ?? 'internal_error', message: coded?.[2] ?? error.message };
+  }
+  if (error instanceof TransientFailure) return { permanent: false, code: error.code, message: error.message };
   return { permanent: false, code: 'internal_error', message: error instanceof Error ? error.message : String(error) };
 }

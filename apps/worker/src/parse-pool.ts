@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
-import { DocumentError, type ParsedDocument, type ParseInput } from '@readpack/parsers';
-import type { ParseOutcome } from './parse-task.js';
+import { DocumentError, type ParsedDocument, type ParseInput, type ParseOptions } from '@readpack/parsers';
+import type { ParseOutcome, ParseTask } from './parse-task.js';
 
 /**
  * Parsers run in worker threads, never on the consumer's event loop: a 117-page PDF or a large
@@ -24,8 +24,9 @@ export class ParsePool {
     });
   }
 
-  async parse(input: ParseInput): Promise<ParsedDocument> {
-    const outcome = (await this.pool.run(input, { signal: AbortSignal.timeout(this.timeoutMs) })) as ParseOutcome;
+  async parse(input: ParseInput, options: ParseOptions = {}): Promise<ParsedDocument> {
+    const task: ParseTask = { input, options };
+    const outcome = (await this.pool.run(task, { signal: AbortSignal.timeout(this.timeoutMs) })) as ParseOutcome;
     if (!outcome.ok) throw new DocumentError(outcome.code, outcome.message);
     return outcome.document;
   }

@@ -1,4 +1,4 @@
-import { DocumentError, parseDocument, type DocumentErrorCode, type ParsedDocument, type ParseInput } from '@readpack/parsers';
+import { DocumentError, parseDocument, type DocumentErrorCode, type ParsedDocument, type ParseInput, type ParseOptions } from '@readpack/parsers';
 
 /**
  * Piscina task: runs in a worker thread (see parse-pool.ts). Errors crossing the thread boundary
@@ -6,9 +6,14 @@ import { DocumentError, parseDocument, type DocumentErrorCode, type ParsedDocume
  */
 export type ParseOutcome = { ok: true; document: ParsedDocument } | { ok: false; code: DocumentErrorCode; message: string };
 
-export default async function parseTask(input: ParseInput): Promise<ParseOutcome> {
+export interface ParseTask {
+  input: ParseInput;
+  options: ParseOptions;
+}
+
+export default async function parseTask({ input, options }: ParseTask): Promise<ParseOutcome> {
   try {
-    return { ok: true, document: await parseDocument(input) };
+    return { ok: true, document: await parseDocument(input, options) };
   } catch (error) {
     if (error instanceof DocumentError) return { ok: false, code: error.code, message: error.message };
     throw error;

@@ -1,10 +1,10 @@
 import { resolve } from 'node:path';
-import { UnrecoverableError, Worker, type Job } from 'bullmq';
+import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Config, Stage } from '@readpack/config';
 import { JobStateStore, type JobRef } from '@readpack/job-state';
 import { jobLogger, PROCESS_IDENTITY, type Logger } from '@readpack/logging';
 import { openStorage } from '@readpack/package-store';
-import { bullPrefix, leaseSettings, QueueProducer, QUEUES } from '@readpack/queues';
+import { bullPrefix, jobOptionOverrides, leaseSettings, QueueProducer, QUEUES } from '@readpack/queues';
 import { createConsumerConnection } from '@readpack/redis';
 import { DeadLetterWriter, startDeadLetterWorker } from './dead-letters.js';
 import { classify, type Classified } from './failures.js';
@@ -12,6 +12,7 @@ import { startMaintenance } from './maintenance/maintenance.js';
 import { ParsePool } from './parse-pool.js';
 import type { StageHandler, StageServices } from './stage.js';
 import { handlerFor } from './stages/index.js';
+import { mineruClientFrom } from './stages/mineru.js';
 
 export interface RunningConsumer {
   stage: Stage;
@@ -26,6 +27,7 @@ interface RunnerContext {
   services: StageServices;
   deadLetters: DeadLetterWriter;
   logger: Logger;
+  worker?: Worker;
   /** Half the lock duration: the record's lease is renewed as often as BullMQ renews the lock. */
   heartbeatMs: number;
 }
@@ -47,11 +49,17 @@ export async function startConsumer(stage: Stage, config: Config, logger: Logger
     actor: PROCESS_IDENTITY,
   });
   const storage = await openStorage(resolve(config.dataDir));
-  const producer = new QueueProducer(connection, config.redis.prefix);
+  const producer = new QueueProducer(connection, config.redis.prefix, jobOptionOverrides(config));
   const services: StageServices = { config, state, storage, producer };
   const concurrency = config.stages[stage].concurrency;
-  if (handler.usesParsePool) {
+  if (handler.needs.includes('parsePool')) {
     services.parsePool = new ParsePool({ threads: concurrency, maxHeapMb: config.limits.parseMaxHeapMb, timeoutMs: config.limits.parseTimeoutMs });
+  }
+  if (handler.needs.includes('mineru')) services.mineru = mineruClientFrom(config);
+  if (handler.configureQueue) {
+    const queue = new Queue(QUEUES[stage].name, { connection, prefix: bullPrefix(config.redis.prefix) });
+    await handler.configureQueue(queue, config);
+    await queue.close();
   }
   const ctx: RunnerContext = {
     handler,
@@ -66,7 +74,9 @@ export async function startConsumer(stage: Stage, config: Config, logger: Logger
     prefix: bullPrefix(config.redis.prefix),
     concurrency,
     ...lease,
+    ...handler.workerOptions?.(config),
   });
+  ctx.worker = worker;
   worker.on('error', (error) => logger.error('worker error', { stage, error: error.message }));
   worker.on('stalled', (jobId) => logger.warn('job stalled; taking it over', { stage, bullJobId: jobId }));
   // Failures that never reach the processor's catch — a job whose stall count ran out, or that
@@ -110,7 +120,7 @@ export async function startConsumer(stage: Stage, config: Config, logger: Logger
  * from a series an operator has since replayed), keep the record's lease alive while working, and
  * classify failures. Errors are always rethrown to BullMQ, never swallowed, so retries work.
  */
-async function runJob(ctx: RunnerContext, job: Job): Promise<void> {
+async function runJob(ctx: RunnerContext, job: Job): Promise<unknown> {
   const { handler, services } = ctx;
   const stage = handler.stage;
   const parsed = QUEUES[stage].payload.safeParse(job.data);
@@ -137,9 +147,12 @@ async function runJob(ctx: RunnerContext, job: Job): Promise<void> {
     services.state.heartbeat(ref).catch((error: unknown) => logger.warn('heartbeat failed', { error: String(error) }));
   }, ctx.heartbeatMs);
   try {
-    await handler.handle(payload, { ...services, logger, job });
+    const result = await handler.handle(payload, { ...services, logger, job, worker: ctx.worker! });
     logger.info('stage finished');
+    return result;
   } catch (error) {
+    // A rate-limited job goes back to wait without spending an attempt: not a failure.
+    if (error instanceof Error && error.name === 'RateLimitError') throw error;
     const failure = classify(error);
     const final = failure.permanent || job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
     if (final) {
@@ -155,8 +168,12 @@ async function runJob(ctx: RunnerContext, job: Job): Promise<void> {
   }
 }
 
-/** The record becomes `failed` and the job goes to its stage's dead-letter queue. Both idempotent. */
+/**
+ * The record becomes `failed` and the job goes to its stage's dead-letter queue (both idempotent)
+ * — unless the stage is a child whose parent decides (see StageHandler.failureOwner).
+ */
 async function recordFinalFailure(ctx: RunnerContext, job: Job, failure: Classified): Promise<void> {
+  if (ctx.handler.failureOwner === 'parent') return;
   await ctx.services.state.fail(refOf(job), { code: failure.code, message: failure.message });
   await ctx.deadLetters.write(job, failure);
 }

@@ -1,10 +1,14 @@
-import type { Job } from 'bullmq';
+import type { Job, Queue, Worker, WorkerOptions } from 'bullmq';
 import type { Config, Stage } from '@readpack/config';
 import type { JobStateStore, Phase } from '@readpack/job-state';
 import type { Logger } from '@readpack/logging';
+import type { MinerUClient } from '@readpack/mineru-client';
 import type { Storage } from '@readpack/package-store';
 import type { PayloadOf, QueueProducer } from '@readpack/queues';
 import type { ParsePool } from './parse-pool.js';
+
+/** Heavy or external resources a stage may need; the runner creates only what its stage declares. */
+export type StageNeed = 'parsePool' | 'mineru';
 
 /** What a stage handler gets besides its payload. */
 export interface StageServices {
@@ -12,14 +16,16 @@ export interface StageServices {
   state: JobStateStore;
   storage: Storage;
   producer: QueueProducer;
-  /** Present in stages that parse (created only for them). */
   parsePool?: ParsePool;
+  mineru?: MinerUClient;
 }
 
 export interface StageContext extends StageServices {
   /** Bound to this job: every line carries jobId, stage, pid and host. */
   logger: Logger;
   job: Job;
+  /** The BullMQ worker running the job (to rate-limit its whole queue). */
+  worker: Worker;
 }
 
 /**
@@ -31,7 +37,17 @@ export interface StageHandler<S extends Stage> {
   stage: S;
   /** The job-record phase while this stage works. */
   phase: Phase;
-  /** Whether this stage needs the parser thread pool. */
-  usesParsePool: boolean;
-  handle(payload: PayloadOf<S>, ctx: StageContext): Promise<void>;
+  needs: readonly StageNeed[];
+  /**
+   * Who ends the job when this stage fails for good. `job`: the runner marks the record failed and
+   * writes a dead letter. `parent`: the stage is a child in a flow (a page, a MinerU call); its
+   * parent assemble job reads the failure and decides what the document becomes.
+   */
+  failureOwner: 'job' | 'parent';
+  /** The value a child returns reaches its parent (`job.getChildrenValues()`). */
+  handle(payload: PayloadOf<S>, ctx: StageContext): Promise<unknown>;
+  /** Extra worker options (e.g. a rate limiter), from the deployment's configuration. */
+  workerOptions?(config: Config): Partial<WorkerOptions>;
+  /** Queue-wide settings applied at start (idempotent), e.g. global concurrency. */
+  configureQueue?(queue: Queue, config: Config): Promise<void>;
 }

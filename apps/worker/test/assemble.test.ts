@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import type { Job } from 'bullmq';
+import { Queue, type Job, type Worker } from 'bullmq';
 import { JobStateStore } from '@readpack/job-state';
 import { createLogger } from '@readpack/logging';
 import { openStorage, type Storage } from '@readpack/package-store';
-import { QueueProducer } from '@readpack/queues';
+import { bullPrefix, QueueProducer } from '@readpack/queues';
 import { parseDocument } from '@readpack/parsers';
 import { connectTestRedis, deleteKeysWithPrefix, fixturePath } from '@readpack/testing';
 import type { Redis } from 'ioredis';
@@ -29,7 +29,8 @@ beforeAll(async () => {
   ctx = {
     config,
     logger,
-    job: {} as Job,
+    job: undefined as unknown as Job, // set per test to a real BullMQ job
+    worker: undefined as unknown as Worker, // assemble never rate-limits
     storage,
     state: new JobStateStore(redis, { prefix, ttl: { queuedSeconds: 60, processingSeconds: 60, resultSeconds: 60 }, leaseMs: 1_000, actor: 'test:1' }),
     producer: new QueueProducer(redis, prefix),
@@ -52,7 +53,10 @@ describe('assemble', () => {
     const source = { sha256: 'a'.repeat(64), filename: 'word_sample.docx', mediaType: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document', size: 1 };
     await ctx.state.createJob({ jobId, tenant: 'default', source });
     await ctx.state.start({ jobId }, 'assemble');
-    const payload = { jobId, tenant: 'default', source, extraction: { sha256: stored.sha256 } };
+    const payload = { jobId, tenant: 'default', source, options: { engine: 'local' as const, ocrLang: 'eng' }, extraction: { sha256: stored.sha256 } };
+    const queue = new Queue('assemble', { connection: redis, prefix: bullPrefix(prefix) });
+    ctx.job = await queue.add('assemble', payload, { jobId: `${jobId}-assemble` });
+    await queue.close();
 
     await assembleStage.handle(payload, ctx);
     const first = await readFile(storage.packages.pathOf(jobId));

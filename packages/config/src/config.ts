@@ -33,11 +33,13 @@ export interface Config {
   engine: { default: 'local' | 'mineru' | 'auto' };
   mineru: {
     url: string | undefined;
-    backend: string;
+    backend: 'pipeline' | 'vlm-engine' | 'hybrid-engine' | 'vlm-http-client' | 'hybrid-http-client';
     maxConcurrency: number;
     rate: { max: number; windowMs: number };
     requestTimeoutMs: number;
     budgetMs: number;
+    retryDelayMs: number;
+    pollIntervalMs: number;
   };
   tenancy: {
     apiKeys: string | undefined;
@@ -103,6 +105,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       rate: { max: e.MINERU_RATE_MAX, windowMs: e.MINERU_RATE_WINDOW_MS },
       requestTimeoutMs: e.MINERU_REQUEST_TIMEOUT_MS,
       budgetMs: e.MINERU_BUDGET_MS,
+      retryDelayMs: e.MINERU_RETRY_DELAY_MS,
+      pollIntervalMs: e.MINERU_POLL_INTERVAL_MS,
     },
     tenancy: {
       apiKeys: e.API_KEYS,

@@ -58,6 +58,8 @@ export const VARIABLES = [
   { name: 'MINERU_RATE_MAX', schema: int(1, 100_000).default(30), description: 'Most MinerU submissions per MINERU_RATE_WINDOW_MS across all processes.' },
   { name: 'MINERU_RATE_WINDOW_MS', schema: int(100, 3_600_000).default(60_000), description: 'Window of the MinerU rate limit.' },
   { name: 'MINERU_REQUEST_TIMEOUT_MS', schema: int(100, 600_000).default(30_000), description: 'Timeout of one HTTP request to MinerU.' },
+  { name: 'MINERU_RETRY_DELAY_MS', schema: int(10, 600_000).default(5_000), description: 'First retry delay of a failed MinerU attempt (doubling, 6 attempts in all).' },
+  { name: 'MINERU_POLL_INTERVAL_MS', schema: int(10, 600_000).default(2_000), description: 'First wait between polls of a MinerU task (growing ×1.5 up to 10×).' },
   { name: 'MINERU_BUDGET_MS', schema: int(1_000, 86_400_000).default(1_800_000), description: 'Total time one document may spend at MinerU (submit to result) before it fails with `mineru_timeout`.' },
   { name: 'API_KEYS', schema: z.string().min(1).optional(), description: 'Tenant API keys, `key1:tenant1,key2:tenant2`. Unset (and no API_KEYS_FILE): single-tenant dev mode, loudly logged.' },
   { name: 'API_KEYS_FILE', schema: z.string().min(1).optional(), description: 'A file with one `key:tenant` per line (comments with #), for real deployments.' },

@@ -14,6 +14,7 @@ local now = nowMs()
 redis.call('HSET', KEYS[1], 'status', 'done', 'result', ARGV[2], 'done', total, 'total', total,
   'updatedAt', now, 'updatedBy', ARGV[1], 'terminalAt', now)
 redis.call('HDEL', KEYS[1], 'leaseUntil')
+dropWorkingFields(KEYS[1])
 advancePhase(KEYS[1], ARGV[3], tonumber(ARGV[4]))
 local ttl = tonumber(ARGV[5])
 redis.call('EXPIRE', KEYS[1], ttl)

@@ -13,6 +13,7 @@ local now = nowMs()
 redis.call('HSET', KEYS[1], 'status', 'failed', 'errorCode', ARGV[2], 'errorMessage', ARGV[3],
   'updatedAt', now, 'updatedBy', ARGV[1], 'terminalAt', now)
 redis.call('HDEL', KEYS[1], 'leaseUntil')
+dropWorkingFields(KEYS[1])
 local ttl = tonumber(ARGV[4])
 redis.call('EXPIRE', KEYS[1], ttl)
 extendBatch(ttl)

@@ -33,6 +33,15 @@ local function extendBatch(ttl)
   end
 end
 
+-- Per-page bookkeeping (`page.<n>` fields, see page-done.lua) and stage annotations (`ext.*`)
+-- are working state: a terminal record keeps only its outcome.
+local function dropWorkingFields(key)
+  for _, field in ipairs(redis.call('HKEYS', key)) do
+    local head = string.sub(field, 1, 5)
+    if head == 'page.' or string.sub(field, 1, 4) == 'ext.' then redis.call('HDEL', key, field) end
+  end
+end
+
 -- Raises the phase only if the new one ranks at least as high as the stored one.
 local function advancePhase(key, phase, rank)
   if phase == '' then return end

@@ -149,6 +149,24 @@ export class JobStateStore {
     );
   }
 
+  /** Counts one finished page of a fanned-out document (idempotent per page). */
+  async pageDone(ref: JobRef, pageIndex: number): Promise<TransitionResult> {
+    const { ttl, leaseMs, actor } = this.options;
+    return toResult(await runScript(this.redis, 'page-done', this.keys(ref), [actor, pageIndex, leaseMs, ttl.processingSeconds]));
+  }
+
+  /** Stores stage facts that must survive a takeover (`ext.*` fields; dropped when the job ends). */
+  async annotate(ref: JobRef, fields: Record<string, string>): Promise<TransitionResult> {
+    const args = Object.entries(fields).flatMap(([k, v]) => [`ext.${k}`, v]);
+    return toResult(await runScript(this.redis, 'annotate', [this.jobKey(ref.jobId)], args));
+  }
+
+  /** The `ext.*` annotations of a record (empty when none, or when the record is gone). */
+  async annotations(jobId: string): Promise<Record<string, string>> {
+    const fields = await this.redis.hgetall(this.jobKey(jobId));
+    return Object.fromEntries(Object.entries(fields).filter(([k]) => k.startsWith('ext.')).map(([k, v]) => [k.slice(4), v]));
+  }
+
   async heartbeat(ref: JobRef): Promise<TransitionResult> {
     const { ttl, leaseMs } = this.options;
     return toResult(await runScript(this.redis, 'heartbeat', this.keys(ref), [leaseMs, ttl.processingSeconds]));
@@ -197,6 +215,7 @@ export class JobStateStore {
 function recordFields(job: NewJob): (string | number)[] {
   const { tenant, source } = job;
   const fields: (string | number)[] = ['tenant', tenant, 'filename', source.filename, 'mediaType', source.mediaType, 'size', source.size, 'sha256', source.sha256];
+  if (source.originalFilename !== undefined && source.originalFilename !== source.filename) fields.push('originalFilename', source.originalFilename);
   if (job.batch) fields.push('batchId', job.batch.batchId, 'batchIndex', job.batch.index);
   return fields;
 }
@@ -230,6 +249,7 @@ export function decodeRecord(jobId: string, f: Record<string, string>): JobRecor
     updatedBy: f.updatedBy ?? '',
     series: Number(f.series ?? 1),
   };
+  if (f.originalFilename !== undefined) record.source.originalFilename = f.originalFilename;
   if (f.errorCode) record.error = { code: f.errorCode, message: f.errorMessage ?? '' };
   if (f.result) record.result = JSON.parse(f.result) as ResultPointer;
   if (f.batchId) record.batch = { batchId: f.batchId, index: Number(f.batchIndex ?? 0) };

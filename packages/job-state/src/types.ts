@@ -23,10 +23,13 @@ export interface JobError {
 }
 
 export interface SourceInfo {
+  /** The name we store and show: sanitized (no path, no control characters, bounded). */
   filename: string;
   mediaType: string;
   size: number;
   sha256: string;
+  /** The name exactly as the client sent it, when that differs from `filename`: metadata only, never a path. */
+  originalFilename?: string;
 }
 
 export interface JobRecord {

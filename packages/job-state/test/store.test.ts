@@ -264,3 +264,19 @@ describe('replay', () => {
     expect(await store.replay(job)).toMatchObject({ applied: false, status: 'done' });
   });
 });
+
+describe('pages and annotations', () => {
+  it('counts each page once however often it is reported, and drops working fields when the job ends', async () => {
+    const job = newJob();
+    await store.createJob(job);
+    await store.progress(job, { done: 1, total: 4 }, 'ocr');
+    await Promise.all([2, 3, 2, 3, 2].map((page) => store.pageDone(job, page)));
+    expect((await store.getJob(job.jobId))?.progress).toEqual({ done: 3, total: 4 });
+    expect(await store.annotate(job, { mineruTaskId: 'task-1' })).toEqual({ applied: true, status: 'processing' });
+    expect(await store.annotations(job.jobId)).toEqual({ mineruTaskId: 'task-1' });
+    await store.complete(job, { packageId: job.jobId, size: 1, sha256: 'x' });
+    const fields = await redis.hkeys(store.jobKey(job.jobId));
+    expect(fields.filter((f) => f.startsWith('page.') || f.startsWith('ext.'))).toEqual([]);
+    expect(await store.annotate(job, { mineruTaskId: 'late' })).toEqual({ applied: false, status: 'done' });
+  });
+});

@@ -15,7 +15,7 @@ export interface PartOrigin {
   engine: Engine;
 }
 
-export type AssetRole = 'embedded-image' | 'page-image' | 'page-preview';
+export type AssetRole = 'embedded-image' | 'figure' | 'page-image' | 'page-preview';
 
 export interface AssetEntry {
   /** sha256 of the bytes (hex): the asset's content address and its ETag. */
@@ -32,6 +32,37 @@ export interface AssetEntry {
 export interface PackagePage {
   index: number;
   text: string;
+  origin: PartOrigin;
+  /** Mean OCR confidence (0–100) when the text came from OCR. */
+  confidence?: number;
+  /** Why this page has no text, when reading it failed (the rest of the document is still valid). */
+  error?: { code: string; message: string };
+  /** sha256 of the rendered page image and of its small preview (both in `assets`). */
+  image?: string;
+  preview?: string;
+  /** OCR lines with boxes in PDF points (x0, y0 top-left, x1, y1), when the page was OCR-read. */
+  lines?: { text: string; confidence: number; bbox: [number, number, number, number] }[];
+}
+
+export type BlockType = 'heading' | 'paragraph' | 'table' | 'image' | 'equation' | 'code' | 'list' | 'header' | 'footer' | 'page_number' | 'footnote' | 'other';
+
+/** Layout blocks in reading order (from a layout engine such as MinerU). */
+export interface PackageBlock {
+  type: BlockType;
+  page: number;
+  /** Box normalized to 0–1000 of the page, and in PDF points when the page size is known. */
+  bbox: [number, number, number, number];
+  bboxPt?: [number, number, number, number];
+  text?: string;
+  /** Heading level, 1 = top. */
+  level?: number;
+  /** Tables: the engine's HTML and the cells (a merged cell's text in its first position). */
+  html?: string;
+  cells?: string[][];
+  /** sha256 of the block's picture (figures, tables, equations), listed in `assets`. */
+  asset?: string;
+  captions?: string[];
+  footnotes?: string[];
   origin: PartOrigin;
 }
 
@@ -51,5 +82,8 @@ export interface PackageManifest {
   text: string;
   pages?: PackagePage[];
   tables: PackageTable[];
+  blocks?: PackageBlock[];
   assets: AssetEntry[];
+  /** Set when the requested engine could not be used and another produced the package. */
+  fallback?: { engine: 'local'; reason: { code: string; message: string } };
 }

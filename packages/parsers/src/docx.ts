@@ -2,8 +2,9 @@ import { readFile } from 'node:fs/promises';
 import mammoth from 'mammoth';
 import { parseHtml, type HtmlElement } from './html.js';
 import { assertOfficeOpenXml, errorMessage } from './ooxml.js';
-import { DocumentError, type EmbeddedImage, type ParseInput, type ParsedDocument, type ParsedTable, type PartOrigin } from './types.js';
+import { DocumentError, type EmbeddedImage, type ParseInput, type ParseOptions, type ParsedDocument, type ParsedTable, type PartOrigin } from './types.js';
 import { libraryOrigin } from './versions.js';
+import { assertSafeOfficeZip } from './zip-bomb-guard.js';
 
 type ImageConverter = Parameters<typeof mammoth.images.imgElement>[0];
 type MammothImage = Parameters<ImageConverter>[0];
@@ -37,9 +38,10 @@ interface Render {
  * table structure (`extractRawText` drops the notes). Footnote/endnote markers are removed from
  * the body (they would split words: "Ouch[1].") and the notes are appended after a blank line.
  */
-export async function parseDocx(input: ParseInput): Promise<ParsedDocument> {
+export async function parseDocx(input: ParseInput, limits: Required<ParseOptions>): Promise<ParsedDocument> {
   const buffer = await readFile(input.path);
   assertOfficeOpenXml(buffer, 'DOCX');
+  await assertSafeOfficeZip(buffer, 'DOCX', limits);
   const origin = libraryOrigin('mammoth', 'native');
   const collected: { order: number; image: EmbeddedImage }[] = [];
   let seen = 0;

@@ -44,7 +44,7 @@ export async function parseDocument(input: ParseInput, options: ParseOptions = {
     case PDF_MEDIA_TYPE:
       return parsePdf(input, limits);
     case DOCX_MEDIA_TYPE:
-      return parseDocx(input);
+      return parseDocx(input, limits);
     case XLSX_MEDIA_TYPE:
       return parseXlsx(input, limits);
     case 'text/plain':

@@ -4,6 +4,9 @@ export const DEFAULT_LIMITS: Readonly<Required<ParseOptions>> = Object.freeze({
   maxPages: 5000,
   maxSheetRows: 100_000,
   maxSheetColumns: 1000,
+  maxZipEntries: 10_000,
+  maxZipUncompressedBytes: 512 * 1024 ** 2,
+  maxZipRatio: 200,
 });
 
 export function resolveLimits(options: ParseOptions = {}): Required<ParseOptions> {
@@ -16,6 +19,9 @@ export function resolveLimits(options: ParseOptions = {}): Required<ParseOptions
     maxPages: pick(options.maxPages, DEFAULT_LIMITS.maxPages, 'maxPages'),
     maxSheetRows: pick(options.maxSheetRows, DEFAULT_LIMITS.maxSheetRows, 'maxSheetRows'),
     maxSheetColumns: pick(options.maxSheetColumns, DEFAULT_LIMITS.maxSheetColumns, 'maxSheetColumns'),
+    maxZipEntries: pick(options.maxZipEntries, DEFAULT_LIMITS.maxZipEntries, 'maxZipEntries'),
+    maxZipUncompressedBytes: pick(options.maxZipUncompressedBytes, DEFAULT_LIMITS.maxZipUncompressedBytes, 'maxZipUncompressedBytes'),
+    maxZipRatio: pick(options.maxZipRatio, DEFAULT_LIMITS.maxZipRatio, 'maxZipRatio'),
   };
 }
 

@@ -70,6 +70,12 @@ export interface ParseOptions {
   maxSheetRows?: number;
   /** XLSX sheets and CSV: more columns than this fails with `unsupported_content`. Default 1000. */
   maxSheetColumns?: number;
+  /** DOCX/XLSX: more ZIP entries than this fails with `archive_too_large`. Default 10 000 (MAX_ZIP_ENTRIES). */
+  maxZipEntries?: number;
+  /** DOCX/XLSX: a larger total uncompressed size fails with `archive_too_large`. Default 512 MiB (MAX_ZIP_UNCOMPRESSED_BYTES). */
+  maxZipUncompressedBytes?: number;
+  /** DOCX/XLSX: an entry (over 1 MiB) compressed more than this fails with `archive_too_large`. Default 200 (MAX_ZIP_RATIO). */
+  maxZipRatio?: number;
 }
 
 /** Stable error codes a user can cause with a document; they end a job at once (no retry). */
@@ -78,7 +84,8 @@ export type DocumentErrorCode =
   | 'encrypted_document'
   | 'empty_document'
   | 'unsupported_content'
-  | 'too_many_pages';
+  | 'too_many_pages'
+  | 'archive_too_large';
 
 /**
  * A problem with the document itself: retrying cannot help. Anything else a parser throws is

@@ -4,6 +4,7 @@ import { assertTableSize, padRows, rowLine } from './limits.js';
 import { assertOfficeOpenXml, errorMessage } from './ooxml.js';
 import { DocumentError, type ParseInput, type ParseOptions, type ParsedDocument, type ParsedTable } from './types.js';
 import { libraryOrigin } from './versions.js';
+import { assertSafeOfficeZip } from './zip-bomb-guard.js';
 
 /** The cells actually present (the `<dimension>` a file declares may be far larger, or wrong). */
 function usedRange(sheet: XLSX.WorkSheet): XLSX.Range | undefined {
@@ -31,6 +32,7 @@ function usedRange(sheet: XLSX.WorkSheet): XLSX.Range | undefined {
 export async function parseXlsx(input: ParseInput, limits: Required<ParseOptions>): Promise<ParsedDocument> {
   const buffer = await readFile(input.path);
   assertOfficeOpenXml(buffer, 'XLSX');
+  await assertSafeOfficeZip(buffer, 'XLSX', limits);
   const origin = libraryOrigin('@e965/xlsx', 'native');
   let workbook: XLSX.WorkBook;
   try {

@@ -2,6 +2,7 @@ import type { Stage } from '@readpack/config';
 import type { z } from 'zod';
 import { assembleQueue } from './stages/assemble.config.js';
 import { extractQueue } from './stages/extract.config.js';
+import { mineruQueue } from './stages/mineru.config.js';
 
 /**
  * Every queue of the pipeline, one per stage. The API and the workers import this same object:
@@ -10,6 +11,7 @@ import { extractQueue } from './stages/extract.config.js';
  */
 export const QUEUES = {
   extract: extractQueue,
+  mineru: mineruQueue,
   assemble: assembleQueue,
 } as const satisfies Record<Stage, { name: Stage }>;
 
@@ -31,8 +33,8 @@ export function bullPrefix(prefix: string): string {
  * Deterministic BullMQ ids of a job's stages: a re-delivered step re-adds nothing. A replayed job
  * (series > 1) gets new ids, because the failed jobs of the earlier series are still retained.
  */
-export function stageJobId(jobId: string, stage: QueueName, series = 1): string {
-  const base = stage === 'extract' ? jobId : `${jobId}-${stage}`;
+export function stageJobId(jobId: string, stage: QueueName, series = 1, part?: string): string {
+  const base = stage === 'extract' ? jobId : `${jobId}-${stage}${part ? `-${part}` : ''}`;
   return series > 1 ? `${base}-s${series}` : base;
 }
 

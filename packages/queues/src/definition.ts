@@ -13,7 +13,7 @@ export interface QueueDefinition<S extends z.ZodType = z.ZodType> {
     stalledInterval: number;
     /** Stalls tolerated before the job is failed for good (poison-document bound). */
     maxStalledCount: number;
-    /** Starts allowed in all (attempts + stalls): a second, independent poison bound. */
+    /** Starts allowed in all (attempts + stalls): a second, independent poison bound; 0 = no cap. */
     maxStartedAttempts: number;
   };
 }

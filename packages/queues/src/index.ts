@@ -11,5 +11,5 @@ export {
 } from './catalogue.js';
 export { MAINTENANCE_QUEUE, MAINTENANCE_TASKS, maintenancePayload, maintenanceJobOptions, type MaintenanceTask } from './maintenance.config.js';
 export type { QueueDefinition } from './definition.js';
-export { QueueProducer } from './producer.js';
+export { QueueProducer, jobOptionOverrides, type FlowChild } from './producer.js';
 export * from './payloads.js';

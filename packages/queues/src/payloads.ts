@@ -29,17 +29,36 @@ export function jobRefFields(payload: JobRefFields): JobRefFields {
   return { jobId: payload.jobId, tenant: payload.tenant, batchId: payload.batchId, series: payload.series };
 }
 
-export const extractPayload = z.object({ ...jobRef, source: sourceRef }).strict();
+/** How the client asked for the document to be parsed (part of the dedup identity). */
+export const documentOptions = z
+  .object({
+    /** local: our parsers (+OCR); mineru: MinerU or fail; auto: MinerU for complex PDFs, local otherwise or as fallback. */
+    engine: z.enum(['local', 'mineru', 'auto']),
+    /** Tesseract languages joined by `+`, e.g. `eng+chi_sim`. */
+    ocrLang: z.string().regex(/^[a-z_]{3,10}(\+[a-z_]{3,10}){0,4}$/),
+  })
+  .strict();
+
+export const extractPayload = z.object({ ...jobRef, source: sourceRef, options: documentOptions }).strict();
+
+/** One document to MinerU; the parent assemble job receives the result reference. */
+export const mineruPayload = z.object({ ...jobRef, source: sourceRef, options: documentOptions }).strict();
 
 export const assemblePayload = z
   .object({
     ...jobRef,
     source: sourceRef,
-    /** The extract stage's output (a JSON ParsedDocument without image bytes) in the blob store. */
-    extraction: z.object({ sha256 }),
+    options: documentOptions,
+    /**
+     * The extract stage's output (a JSON ParsedDocument without image bytes) in the blob store;
+     * absent when the document went to MinerU only (engine=mineru).
+     */
+    extraction: z.object({ sha256 }).optional(),
   })
   .strict();
 
 export type SourceRef = z.infer<typeof sourceRef>;
+export type DocumentOptions = z.infer<typeof documentOptions>;
+export type MineruPayload = z.infer<typeof mineruPayload>;
 export type ExtractPayload = z.infer<typeof extractPayload>;
 export type AssemblePayload = z.infer<typeof assemblePayload>;

@@ -1,17 +1,36 @@
-import { Queue } from 'bullmq';
+import { FlowProducer, Queue, type FlowJob, type JobsOptions } from 'bullmq';
+import type { Config } from '@readpack/config';
 import type { Redis } from 'ioredis';
-import { bullPrefix, QUEUES, stageJobId, type PayloadOf, type QueueName } from './catalogue.js';
+import { bullPrefix, deadLetterQueueName, QUEUES, stageJobId, type PayloadOf, type QueueName } from './catalogue.js';
+import { MAINTENANCE_QUEUE } from './maintenance.config.js';
+
+/** One child of a document's assemble job: a stage job, itself possibly waiting on children. */
+export interface FlowChild {
+  name: QueueName;
+  payload: unknown;
+  /** Distinguishes several children of one stage (e.g. `p3` for page 3). */
+  part?: string;
+  children?: FlowChild[];
+}
+
+/** Job options the deployment tunes (retry delays); everything else stays in the queue configs. */
+export function jobOptionOverrides(config: Config): Partial<Record<QueueName, JobsOptions>> {
+  return { mineru: { backoff: { type: 'exponential', delay: config.mineru.retryDelayMs, jitter: 0.5 } } };
+}
 
 /**
- * The producer side of the catalogue: typed, validated `add`. Holds Queue objects only (never a
- * Worker), so the API can import it without pulling in consumer code.
+ * The producer side of the catalogue: typed, validated adds. Holds Queue and FlowProducer objects
+ * only (never a Worker), so the API can import it without pulling in consumer code.
  */
 export class QueueProducer {
   private readonly queues = new Map<QueueName, Queue>();
+  private flows: FlowProducer | undefined;
+  private extraQueues: Queue[] | undefined;
 
   constructor(
     private readonly connection: Redis,
     private readonly prefix: string,
+    private readonly overrides: Partial<Record<QueueName, JobsOptions>> = {},
   ) {}
 
   queue(name: QueueName): Queue {
@@ -24,22 +43,66 @@ export class QueueProducer {
   }
 
   /** Adds the stage job for `payload.jobId`. The payload is validated here and again by the consumer. */
-  async add<N extends QueueName>(name: N, payload: PayloadOf<N>): Promise<void> {
-    await this.addUntyped(name, payload);
+  async add<N extends QueueName>(name: N, payload: PayloadOf<N>, options: { priority?: number } = {}): Promise<void> {
+    await this.addUntyped(name, payload, options);
   }
 
   /** For data whose type is only known at run time (a dead-letter replay): validated by the queue's schema. */
-  async addUntyped(name: QueueName, payload: unknown): Promise<void> {
-    const definition = QUEUES[name];
-    const data = definition.payload.parse(payload);
-    await this.queue(name).add(name, data, { ...definition.jobOptions, jobId: stageJobId(data.jobId, name, data.series) });
+  async addUntyped(name: QueueName, payload: unknown, options: { priority?: number } = {}): Promise<void> {
+    const data = QUEUES[name].payload.parse(payload);
+    await this.queue(name).add(name, data, { ...this.jobOptions(name), ...options, jobId: stageJobId(data.jobId, name, data.series) });
+  }
+
+  /**
+   * Adds a document's assemble job as the parent of `children` (BullMQ flow): assemble runs once
+   * every child has completed or failed for good. A failed child never leaves the parent waiting
+   * (`ignoreDependencyOnFailure`): assemble reads the failures and decides what the document
+   * becomes. Every id is deterministic, so a re-delivered step re-adds nothing.
+   */
+  async addAssembleFlow(payload: PayloadOf<'assemble'>, children: FlowChild[], options: { priority?: number } = {}): Promise<void> {
+    const data = QUEUES.assemble.payload.parse(payload);
+    const series = data.series;
+    const toFlowJob = (child: FlowChild): FlowJob => {
+      const childData = QUEUES[child.name].payload.parse(child.payload);
+      return {
+        name: child.name,
+        queueName: QUEUES[child.name].name,
+        data: childData,
+        prefix: bullPrefix(this.prefix),
+        opts: { ...this.jobOptions(child.name), ...options, jobId: stageJobId(data.jobId, child.name, series, child.part), ignoreDependencyOnFailure: true },
+        children: child.children?.map(toFlowJob),
+      };
+    };
+    this.flows ??= new FlowProducer({ connection: this.connection, prefix: bullPrefix(this.prefix) });
+    await this.flows.add({
+      name: 'assemble',
+      queueName: QUEUES.assemble.name,
+      data,
+      prefix: bullPrefix(this.prefix),
+      opts: { ...this.jobOptions('assemble'), ...options, jobId: stageJobId(data.jobId, 'assemble', series) },
+      children: children.map(toFlowJob),
+    });
   }
 
   all(): Queue[] {
     return (Object.keys(QUEUES) as QueueName[]).map((name) => this.queue(name));
   }
 
+  /** Every queue an operator watches: the stages, their dead-letter queues and maintenance. */
+  opsQueues(): Queue[] {
+    const prefix = bullPrefix(this.prefix);
+    this.extraQueues ??= [
+      ...(Object.keys(QUEUES) as QueueName[]).map((name) => new Queue(deadLetterQueueName(name), { connection: this.connection, prefix })),
+      new Queue(MAINTENANCE_QUEUE, { connection: this.connection, prefix }),
+    ];
+    return [...this.all(), ...this.extraQueues];
+  }
+
   async close(): Promise<void> {
-    await Promise.all([...this.queues.values()].map((q) => q.close()));
+    await Promise.all([...[...this.queues.values(), ...(this.extraQueues ?? [])].map((q) => q.close()), this.flows?.close()]);
+  }
+
+  private jobOptions(name: QueueName): JobsOptions {
+    return { ...QUEUES[name].jobOptions, ...this.overrides[name] };
   }
 }

@@ -43,10 +43,14 @@ export function errorHandler(logger: Logger, uploadLimitBytes: number): ErrorReq
       apiError = new ApiError(status, code, message, details);
     } else if (error instanceof BlobTooLargeError) {
       apiError = new ApiError(413, 'file_too_large', 'The file exceeds the upload limit.', { limitBytes: uploadLimitBytes });
+    } else if (isBodyTooLarge(error)) {
+      apiError = new ApiError(413, 'body_too_large', 'The request body is larger than this route accepts.', { limitBytes: error.limit });
     } else if (isBodyParseError(error)) {
       apiError = new ApiError(400, 'bad_request', 'The request body could not be read.');
+    } else if (isMalformedMultipart(error)) {
+      apiError = new ApiError(400, 'bad_upload', 'The multipart body could not be read: a part header is malformed or larger than 16 KiB (a very long filename?).');
     } else {
-      logger.error('unhandled request error', { method: req.method, path: req.path, error });
+      logger.error('unhandled request error', { method: req.method, path: req.path, error: error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : String(error) });
       apiError = new ApiError(500, 'internal_error', 'Something went wrong on our side.');
     }
     if (apiError.status === 503) logger.warn('state store unavailable', { method: req.method, path: req.path, error: String(error) });
@@ -57,6 +61,15 @@ export function errorHandler(logger: Logger, uploadLimitBytes: number): ErrorReq
     res.status(apiError.status).set(apiError.headers).set('Cache-Control', 'no-store');
     res.json({ error: { code: apiError.code, message: apiError.message, ...apiError.details } });
   };
+}
+
+function isBodyTooLarge(error: unknown): error is { limit: number } {
+  return typeof error === 'object' && error !== null && (error as { type?: unknown }).type === 'entity.too.large';
+}
+
+/** Busboy (under multer) reports broken multipart framing as plain Errors; they are the client's doing. */
+function isMalformedMultipart(error: unknown): boolean {
+  return error instanceof Error && /^(Malformed part header|Unexpected end of form|Multipart: Boundary not found)/.test(error.message);
 }
 
 function isBodyParseError(error: unknown): boolean {

@@ -1,64 +1,100 @@
 import { Router, type Request } from 'express';
 import multer from 'multer';
 import { dedupIdentity, type NewJob } from '@readpack/job-state';
-import { PIPELINE_VERSION, type SourceRef } from '@readpack/queues';
+import { PIPELINE_VERSION, type DocumentOptions, type ExtractPayload, type SourceRef } from '@readpack/queues';
 import type { ApiContext } from '../context.js';
 import { baseUrl } from '../http/base-url.js';
 import { ApiError } from '../http/errors.js';
 import { newId } from '../ids.js';
 import { tenantOf } from '../tenant.js';
-import { acceptFiles } from '../uploads/accept.js';
-import { asSpooled, spoolStorage } from '../uploads/spool-storage.js';
+import { inspectFiles, storeFiles, type AcceptedFile } from '../uploads/accept.js';
+import { documentOptionsFrom } from '../uploads/document-options.js';
+import { takePassword } from '../uploads/form-fields.js';
+import { asSpooled, discard, spoolStorage, type SpooledFile } from '../uploads/spool-storage.js';
+
+export const UPLOAD_PATHS: ReadonlySet<string> = new Set(['/api/files', '/api/files/batch']);
+
+/** The routes that take a multipart body (everything else has a small body limit: http/body-limit.ts). */
+export function isUploadRequest(req: Request): boolean {
+  return req.method === 'POST' && UPLOAD_PATHS.has(req.path);
+}
+
+const PDF = 'application/pdf';
+/** Purpose label of the password's keyed hash in the dedup identity. */
+const PASSWORD_IDENTITY = 'dedup:pdf-password';
+
+/** What one upload request asks for, once its body is read and checked. */
+interface Intake {
+  tenant: string;
+  options: DocumentOptions;
+  password: string | undefined;
+  files: AcceptedFile[];
+  jobIds: string[];
+  priorities: number[];
+}
 
 /**
- * Uploads. A single upload of content whose job is still running joins that job (active-only
- * dedup; batches always make new jobs). Order matters for durability: the blob is stored, then the job record is created
- * (queued), then the extract job is enqueued. A consumer therefore always finds the record; if
- * enqueueing fails (Redis down) the record is marked failed when possible and the client gets 503.
+ * Uploads. The order is the defence: the tenant is known (auth) and one upload counted against its
+ * rate before a byte of the body is read; then the files are spooled (size-capped), sniffed (415),
+ * admitted against the tenant's active-job limit (429, all or nothing), and only then stored and
+ * turned into records and queue jobs. Any refusal discards the spooled files and gives back the
+ * admission. A single upload of content whose job is still running joins that job (active-only
+ * dedup; batches always make new jobs). The record is created before the job is enqueued, so a
+ * consumer always finds it; if enqueueing fails the record is marked failed when possible.
  */
 export function filesRouter(ctx: ApiContext): Router {
-  const { config, state, storage, logger } = ctx;
+  const { config, state, storage, logger, uploadRate } = ctx;
   const router = Router();
   const limits = { fileSize: config.limits.maxUploadBytes, fields: 20, fieldSize: 64 * 1024, parts: config.limits.maxBatchFiles + 20 };
   const storageEngine = spoolStorage(storage.blobs, config.limits.maxUploadBytes);
-  const single = multer({ storage: storageEngine, limits: { ...limits, files: 1 } }).single('file');
-  const many = multer({ storage: storageEngine, limits: { ...limits, files: config.limits.maxBatchFiles } }).array('files', config.limits.maxBatchFiles);
+  // preservePath: busboy would cut the name to its last segment; we keep the client's name as
+  // metadata and sanitize it ourselves (uploads/filenames.ts).
+  const single = multer({ storage: storageEngine, preservePath: true, limits: { ...limits, files: 1 } }).single('file');
+  const many = multer({ storage: storageEngine, preservePath: true, limits: { ...limits, files: config.limits.maxBatchFiles } }).array('files', config.limits.maxBatchFiles);
   const rejectOversized = contentLengthGuard(config.limits.maxUploadBytes * Math.max(1, config.limits.maxBatchFiles));
 
-  router.post('/api/files', rejectOversized, single, async (req, res) => {
+  router.post('/api/files', rejectOversized, uploadRate.beforeBody(), single, async (req, res) => {
     if (!req.file) throw new ApiError(400, 'missing_file', 'Send the document as multipart/form-data field "file".');
-    const [source] = await acceptFiles(storage, [asSpooled(req.file)]);
-    const tenant = tenantOf(req);
-    const job: NewJob = { jobId: newId('job'), tenant, source: toSourceInfo(source!) };
-    const identity = dedupIdentity({ tenant, env: config.env, pipelineVersion: PIPELINE_VERSION, options: {}, sha256: source!.sha256 });
-    const { created, jobId } = await state.createOrJoin(identity, job);
-    if (created) {
-      await enqueueOrFail(ctx, job, source!);
-      logger.info('job created', { jobId, stage: 'api', tenant, mediaType: source!.mediaType, size: source!.size });
-    } else {
-      logger.info('upload joined a running job', { jobId, stage: 'api', tenant });
+    const intake = await admit(ctx, req, [asSpooled(req.file)]);
+    const accepted = intake.files[0]!;
+    const job: NewJob = { jobId: intake.jobIds[0]!, tenant: intake.tenant, source: sourceInfo(accepted) };
+    let outcome: { created: boolean; jobId: string } | undefined;
+    try {
+      const identity = dedupIdentity({
+        tenant: intake.tenant,
+        env: config.env,
+        pipelineVersion: PIPELINE_VERSION,
+        options: { ...intake.options, password: passwordIdentity(ctx, intake, accepted) },
+        sha256: accepted.source.sha256,
+      });
+      outcome = await state.createOrJoin(identity, job);
+      if (outcome.created) await enqueueOrFail(ctx, job, accepted.source, intake, 0);
+    } finally {
+      if (!outcome?.created) await ctx.admission.release(intake.tenant, intake.jobIds);
     }
+    const { created, jobId } = outcome;
+    if (created) logger.info('job created', { jobId, stage: 'api', tenant: intake.tenant, mediaType: accepted.source.mediaType, size: accepted.source.size, priority: intake.priorities[0] });
+    else logger.info('upload joined a running job', { jobId, stage: 'api', tenant: intake.tenant });
     const statusUrl = `${baseUrl(req, config.http.publicBaseUrl)}/api/files/job/${jobId}`;
     const status = created ? 'queued' : ((await state.getJob(jobId))?.status ?? 'queued');
     res.status(202).location(statusUrl).json({ jobId, status, statusUrl, deduplicated: !created });
   });
 
-  router.post('/api/files/batch', rejectOversized, many, async (req, res) => {
+  router.post('/api/files/batch', rejectOversized, uploadRate.beforeBody(), many, async (req, res) => {
     const uploaded = Array.isArray(req.files) ? req.files.map(asSpooled) : [];
     if (uploaded.length === 0) throw new ApiError(400, 'missing_files', 'Send the documents as repeated multipart/form-data field "files".');
-    const sources = await acceptFiles(storage, uploaded);
-    const tenant = tenantOf(req);
+    const intake = await admit(ctx, req, uploaded, () => uploadRate.consume(tenantOf(req), uploaded.length - 1));
     const batchId = newId('batch');
-    const jobs: NewJob[] = sources.map((source, index) => ({
-      jobId: newId('job'),
-      tenant,
-      source: toSourceInfo(source),
-      batch: { batchId, index },
-    }));
-    const files = jobs.map((job, index) => ({ index, name: sources[index]!.filename, jobId: job.jobId }));
-    await state.createBatch({ batchId, tenant, files }, jobs);
-    await Promise.all(jobs.map((job, index) => enqueueOrFail(ctx, job, sources[index]!)));
-    logger.info('batch created', { batchId, stage: 'api', tenant, files: jobs.length, jobIds: jobs.map((j) => j.jobId) });
+    const jobs: NewJob[] = intake.files.map((file, index) => ({ jobId: intake.jobIds[index]!, tenant: intake.tenant, source: sourceInfo(file), batch: { batchId, index } }));
+    const files = jobs.map((job, index) => ({ index, name: job.source.filename, jobId: job.jobId }));
+    try {
+      await state.createBatch({ batchId, tenant: intake.tenant, files }, jobs);
+    } catch (error) {
+      await ctx.admission.release(intake.tenant, intake.jobIds);
+      throw error;
+    }
+    await Promise.all(jobs.map((job, index) => enqueueOrFail(ctx, job, intake.files[index]!.source, intake, index)));
+    logger.info('batch created', { batchId, stage: 'api', tenant: intake.tenant, files: jobs.length, jobIds: jobs.map((j) => j.jobId), priorities: intake.priorities });
     const statusUrl = `${baseUrl(req, config.http.publicBaseUrl)}/api/files/batch/${batchId}`;
     res.status(202).location(statusUrl).json({ batchId, statusUrl, files });
   });
@@ -66,13 +102,51 @@ export function filesRouter(ctx: ApiContext): Router {
   return router;
 }
 
-function toSourceInfo(source: SourceRef): NewJob['source'] {
-  return { filename: source.filename, mediaType: source.mediaType, size: source.size, sha256: source.sha256 };
+/**
+ * Everything between "the body is spooled" and "the files are stored": form fields, the files'
+ * types, the rest of the rate (`moreRate`, batches), and the tenant's active-job admission, which
+ * also yields the jobs' queue priorities. On any refusal nothing is kept.
+ */
+async function admit(ctx: ApiContext, req: Request, spooled: SpooledFile[], moreRate?: () => Promise<void>): Promise<Intake> {
+  const tenant = tenantOf(req);
+  let admittedIds: string[] = [];
+  try {
+    const password = takePassword(req.body);
+    const options = documentOptionsFrom(req.body, ctx.config);
+    const files = await inspectFiles(spooled);
+    await moreRate?.();
+    const jobIds = files.map(() => newId('job'));
+    const priorities = await ctx.admission.admit(tenant, jobIds);
+    admittedIds = jobIds;
+    await storeFiles(ctx.storage, spooled);
+    return { tenant, options, password, files, jobIds, priorities };
+  } catch (error) {
+    await discard(spooled);
+    await ctx.admission.release(tenant, admittedIds);
+    throw error;
+  }
 }
 
-async function enqueueOrFail(ctx: ApiContext, job: NewJob, source: SourceRef): Promise<void> {
+/** A PDF password is part of the identity only as a keyed hash: equal passwords match, and the hash reveals nothing. */
+function passwordIdentity(ctx: ApiContext, intake: Intake, file: AcceptedFile): string | undefined {
+  return intake.password !== undefined && file.source.mediaType === PDF ? ctx.secrets.keyedHash(intake.password, PASSWORD_IDENTITY) : undefined;
+}
+
+function sourceInfo(file: AcceptedFile): NewJob['source'] {
+  const { filename, mediaType, size, sha256 } = file.source;
+  return { filename, mediaType, size, sha256, originalFilename: file.originalFilename };
+}
+
+/**
+ * The extract job, at the priority its admission gave it. A PDF password rides along sealed with
+ * the deployment key and bound to this job id, so Redis, Bull Board and the dead-letter queues only
+ * ever hold ciphertext; it is not given to non-PDF jobs, which have no use for it.
+ */
+async function enqueueOrFail(ctx: ApiContext, job: NewJob, source: SourceRef, intake: Intake, index: number): Promise<void> {
+  const payload: ExtractPayload & { secrets?: { password: string } } = { jobId: job.jobId, tenant: job.tenant, batchId: job.batch?.batchId, source, options: intake.options };
+  if (intake.password !== undefined && source.mediaType === PDF) payload.secrets = { password: ctx.secrets.seal(intake.password, job.jobId) };
   try {
-    await ctx.producer.add('extract', { jobId: job.jobId, tenant: job.tenant, batchId: job.batch?.batchId, source });
+    await ctx.producer.add('extract', payload, { priority: intake.priorities[index] });
   } catch (error) {
     // Leave no `queued` record that nothing will ever run. If Redis is down this write fails too;
     // the record then expires after QUEUED_TTL_SECONDS.

@@ -1,9 +1,11 @@
 import { Router } from 'express';
-import type { PackageManifest } from '@readpack/package-store';
+import type { AssetEntry, PackageManifest } from '@readpack/package-store';
 import type { ApiContext } from '../context.js';
 import { baseUrl } from '../http/base-url.js';
+import { contentDisposition } from '../http/content-disposition.js';
 import { ApiError, notFound } from '../http/errors.js';
 import { tenantOf } from '../tenant.js';
+import { sanitizeFilename } from '../uploads/filenames.js';
 import { findJob } from './status.js';
 
 /**
@@ -33,17 +35,18 @@ export function packagesRouter(ctx: ApiContext): Router {
     const asset = manifest?.tenant === tenantOf(req) ? manifest.assets.find((a) => a.sha256 === sha256) : undefined;
     if (!asset) throw notFound('asset_not_found', 'No such asset, or it has expired.');
     const etag = `"${asset.sha256}"`;
+    const mediaType = safeMediaType(asset.mediaType);
     res.set({
       ETag: etag,
       'Cache-Control': 'private, max-age=31536000, immutable',
       'X-Content-Type-Options': 'nosniff',
-      'Content-Disposition': `inline; filename="${asset.sha256.slice(0, 16)}${extensionFor(asset.mediaType)}"`,
+      'Content-Disposition': contentDisposition(INLINE_TYPES.has(mediaType) ? 'inline' : 'attachment', assetFilename(asset)),
     });
     if (req.get('if-none-match') === etag) {
       res.status(304).end();
       return;
     }
-    res.type(asset.mediaType).set('Content-Length', String(asset.size));
+    res.set({ 'Content-Type': mediaType, 'Content-Length': String(asset.size) });
     const stream = ctx.storage.blobs.read(asset.sha256);
     stream.on('error', (error) => res.destroy(error));
     stream.pipe(res);
@@ -62,7 +65,21 @@ function withUrls(manifest: PackageManifest, base: string) {
 }
 
 const EXTENSIONS: Record<string, string> = { 'image/png': '.png', 'image/jpeg': '.jpg', 'image/gif': '.gif', 'image/webp': '.webp' };
+/**
+ * Raster images a browser may show in place. Anything else an uploaded document claims to contain
+ * (SVG, HTML, "image/x-emf"…) is offered as a download, so it never renders on our origin.
+ */
+const INLINE_TYPES = new Set(Object.keys(EXTENSIONS));
+const MEDIA_TYPE = /^[a-z0-9][a-z0-9!#$&^_.+-]{0,63}\/[a-z0-9][a-z0-9!#$&^_.+-]{0,126}$/;
 
-function extensionFor(mediaType: string): string {
-  return EXTENSIONS[mediaType] ?? '.bin';
+/** An asset's media type comes from inside an uploaded document: used only when it is a plain `type/subtype`. */
+function safeMediaType(mediaType: string): string {
+  const lower = mediaType.toLowerCase();
+  return MEDIA_TYPE.test(lower) ? lower : 'application/octet-stream';
+}
+
+/** The name inside the document (sanitized like an upload's), else the content address; never a path. */
+function assetFilename(asset: AssetEntry): string {
+  const base = `${asset.sha256.slice(0, 16)}${EXTENSIONS[safeMediaType(asset.mediaType)] ?? '.bin'}`;
+  return asset.name ? sanitizeFilename(asset.name) : base;
 }

@@ -43,7 +43,12 @@ export function jobView(record: JobRecord) {
     progress: record.progress,
     ...(record.error ? { error: record.error } : {}),
     ...(record.result ? { result: record.result } : {}),
-    source: { filename: record.source.filename, mediaType: record.source.mediaType, size: record.source.size },
+    source: {
+      filename: record.source.filename,
+      mediaType: record.source.mediaType,
+      size: record.source.size,
+      ...(record.source.originalFilename !== undefined ? { originalFilename: record.source.originalFilename } : {}),
+    },
     ...(record.batch ? { batch: record.batch } : {}),
     series: record.series,
     ...(record.history ? { history: record.history } : {}),

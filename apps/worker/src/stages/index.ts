@@ -2,10 +2,12 @@ import { STAGES, type Stage } from '@readpack/config';
 import type { StageHandler } from '../stage.js';
 import { assembleStage } from './assemble.js';
 import { extractStage } from './extract.js';
+import { mineruStage } from './mineru.js';
 
 /** Exactly one handler per stage: a missing one is a compile error here and a boot error below. */
 export const HANDLERS: { [S in Stage]: StageHandler<S> } = {
   extract: extractStage,
+  mineru: mineruStage,
   assemble: assembleStage,
 };
 

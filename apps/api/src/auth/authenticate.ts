@@ -1,0 +1,27 @@
+import type { RequestHandler } from 'express';
+import { ApiError } from '../http/errors.js';
+import { setTenant } from '../tenant.js';
+import { DEV_TENANT, type ApiKeyRing } from './api-keys.js';
+import { presentedSecret } from './credentials.js';
+
+/**
+ * Resolves `Authorization: Bearer <key>` to the request's tenant; a missing or unknown key is 401
+ * before anything else happens (no body is read, nothing is counted). In dev mode (no keys
+ * configured) every request is the `default` tenant.
+ */
+export function authenticate(keys: ApiKeyRing): RequestHandler {
+  return (req, res, next) => {
+    if (keys.devMode) {
+      setTenant(req, DEV_TENANT);
+      return next();
+    }
+    res.set('WWW-Authenticate', 'Bearer realm="readpack"');
+    const key = presentedSecret(req, { basic: false });
+    if (key === undefined) return next(new ApiError(401, 'auth_required', 'Send your API key as `Authorization: Bearer <key>`.'));
+    const tenant = keys.tenantFor(key);
+    if (tenant === undefined) return next(new ApiError(401, 'invalid_api_key', 'The API key is not valid.'));
+    res.removeHeader('WWW-Authenticate');
+    setTenant(req, tenant);
+    next();
+  };
+}

@@ -1,0 +1,14 @@
+import express, { type Request, type RequestHandler } from 'express';
+
+/** No route but the uploads takes a body worth having; anything bigger than this is refused. */
+export const SMALL_BODY_LIMIT_BYTES = 16 * 1024;
+
+/**
+ * A body limit for every route that is not an upload (uploads have multer's limits): the body is
+ * read and counted by body-parser, chunked or not, and a request past the limit answers 413
+ * instead of being drained for as long as a client cares to send.
+ */
+export function smallBodiesOnly(isUpload: (req: Request) => boolean): RequestHandler {
+  const read = express.raw({ type: () => true, limit: SMALL_BODY_LIMIT_BYTES });
+  return (req, res, next) => (isUpload(req) ? next() : read(req, res, next));
+}

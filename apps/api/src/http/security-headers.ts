@@ -1,0 +1,42 @@
+import cors from 'cors';
+import type { RequestHandler } from 'express';
+import helmet from 'helmet';
+
+/**
+ * Helmet's headers for the API. Its answers are JSON and document assets, never pages, so the
+ * Content-Security-Policy allows nothing at all and sandboxes whatever a browser might still
+ * render (an SVG or an HTML "image" inside an uploaded DOCX cannot run script on our origin).
+ */
+export function apiSecurityHeaders(): RequestHandler {
+  return helmet({
+    contentSecurityPolicy: {
+      useDefaults: false,
+      directives: { defaultSrc: ["'none'"], baseUri: ["'none'"], formAction: ["'none'"], frameAncestors: ["'none'"], sandbox: [] },
+    },
+  });
+}
+
+/**
+ * Helmet's defaults for Bull Board, which is a page with its own scripts and styles from 'self'.
+ * `upgrade-insecure-requests` is dropped: an operator on plain HTTP inside a private network
+ * would otherwise get a board whose scripts never load.
+ */
+export function adminSecurityHeaders(): RequestHandler {
+  return helmet({ contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } } });
+}
+
+/**
+ * CORS for the origins in CORS_ORIGINS, exactly (no wildcard, no credentials: clients send their
+ * API key as a header, never a cookie). With none configured no CORS header is ever sent, so
+ * browsers refuse every cross-origin call.
+ */
+export function corsPolicy(origins: string[]): RequestHandler {
+  return cors({
+    origin: origins.length > 0 ? origins : false,
+    methods: ['GET', 'HEAD', 'POST'],
+    allowedHeaders: ['Authorization', 'Content-Type'],
+    exposedHeaders: ['Location', 'Retry-After', 'X-Served-By', 'ETag', 'Content-Disposition'],
+    credentials: false,
+    maxAge: 600,
+  });
+}

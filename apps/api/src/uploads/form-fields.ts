@@ -1,0 +1,24 @@
+import { ApiError } from '../http/errors.js';
+
+/** pdfjs accepts any length; real passwords are short, and the sealed form must fit a payload. */
+const MAX_PASSWORD_CHARS = 1024;
+
+function fieldsOf(body: unknown): Record<string, unknown> {
+  return typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {};
+}
+
+/**
+ * The optional `password` field of an upload (a PDF's user password). It is taken out of the
+ * request body here, so nothing that logs or inspects the request later can see it, and is never
+ * stored or logged: it travels to the consumer only sealed (see routes/files.ts).
+ */
+export function takePassword(body: unknown): string | undefined {
+  const fields = fieldsOf(body);
+  const value = fields.password;
+  delete fields.password;
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || value.length === 0 || value.length > MAX_PASSWORD_CHARS) {
+    throw new ApiError(400, 'invalid_password', `Send at most one "password" field of 1–${MAX_PASSWORD_CHARS} characters.`, { field: 'password' });
+  }
+  return value;
+}

@@ -1,0 +1,490 @@
+/**
+ * `npm run bench:durability`: what durable execution costs, measured in one run.
+ *
+ * 1. Takeover after SIGKILL. Two extract consumers (the built worker, as production runs it) and
+ *    the API; a 117-page PDF is uploaded, the consumer that starts it is SIGKILLed at once, and
+ *    the time from the kill to the other consumer's 'stage started' line is measured. Trials run
+ *    with the extract queue's default leases and again with short ones (LOCK_DURATION_MS=2000,
+ *    STALLED_INTERVAL_MS=1000). The replacement of the victim starts only after the takeover, so
+ *    the successor is always a consumer that was already running (lease expiry, not a restart).
+ * 2. State-store overhead. The same jobs through BullMQ alone (add; no-op processor) and through
+ *    BullMQ plus the job-state writes Readpack makes around it (createJob before the add; start
+ *    and complete in the processor, no heartbeat), rounds interleaved. Enqueue and processing are
+ *    timed apart, so the API's and the consumer's shares show separately.
+ *
+ * Results go to the `bench:durability` section of docs/benchmarks.md (and nowhere else in it).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { cpus, hostname, loadavg, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Queue, Worker } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { JobStateStore } from '@readpack/job-state';
+import { bullPrefix, QUEUES, type QueueName } from '@readpack/queues';
+import { createConsumerConnection, waitUntilReady } from '@readpack/redis';
+
+const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const BENCH_DOC = join(REPO_ROOT, 'docs', 'benchmarks.md');
+const WORKER_MAIN = join(REPO_ROOT, 'apps', 'worker', 'dist', 'main.js');
+const API_MAIN = join(REPO_ROOT, 'apps', 'api', 'dist', 'main.js');
+/** Two seconds of parsing: the consumer is surely mid-job when it is killed. */
+const TAKEOVER_DOCUMENT = join(REPO_ROOT, 'fixtures', 'corpus', 'GeoTopo-komprimiert.pdf');
+
+const settings = {
+  /** Each default-lease trial takes up to lock + stall interval (≈ 45 s) plus the parse. */
+  takeoverTrials: Number(process.env.BENCH_TAKEOVER_TRIALS ?? 5),
+  overheadJobs: Number(process.env.BENCH_OVERHEAD_JOBS ?? 2_000),
+  overheadRounds: Number(process.env.BENCH_OVERHEAD_ROUNDS ?? 7),
+  /** Adds in flight at once on the enqueue side, as concurrent uploads would be. */
+  enqueueParallelism: 8,
+  workerConcurrencies: [1, 4],
+};
+
+const SHORT_LOCK_MS = 2_000;
+const SHORT_STALLED_MS = 1_000;
+const SHORT_LEASES = { LOCK_DURATION_MS: String(SHORT_LOCK_MS), STALLED_INTERVAL_MS: String(SHORT_STALLED_MS) };
+/** BullMQ 6.7 Worker defaults (bullmq/dist/esm/classes/worker.js), for the workers that set none. */
+const BULLMQ_DEFAULT_LEASE = { lockDuration: 30_000, stalledInterval: 30_000 };
+
+// ───────────────────────── processes and Redis ─────────────────────────
+
+const cleanups: (() => Promise<void> | void)[] = [];
+
+async function cleanUp(): Promise<void> {
+  for (const cleanup of cleanups.splice(0).reverse()) {
+    try {
+      await cleanup();
+    } catch (error) {
+      console.error('cleanup failed:', error);
+    }
+  }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+type LogLine = Record<string, unknown>;
+
+interface Child {
+  process: ChildProcess;
+  pid: number;
+  lines: LogLine[];
+  /** Resolves with the first log line (already seen or still to come) that matches. */
+  waitForLine(match: (line: LogLine) => boolean, timeoutMs: number, what: string): Promise<LogLine>;
+  stop(): Promise<void>;
+}
+
+/** A child whose JSON log lines (stdout) are parsed as they arrive; cleanUp stops it whatever happens. */
+function startChild(args: string[], env: NodeJS.ProcessEnv): Child {
+  const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  const lines: LogLine[] = [];
+  const waiters = new Set<(line: LogLine) => void>();
+  let partial = '';
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+    const parts = (partial + chunk).split('\n');
+    partial = parts.pop() ?? '';
+    for (const text of parts) {
+      if (!text.startsWith('{')) continue;
+      let line: LogLine;
+      try {
+        line = JSON.parse(text) as LogLine;
+      } catch {
+        continue; // not one of our log records
+      }
+      lines.push(line);
+      for (const waiter of waiters) waiter(line);
+    }
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      child.kill('SIGTERM');
+      await exited;
+      clearTimeout(timer);
+    }
+  };
+  cleanups.push(stop);
+  return {
+    process: child,
+    pid: child.pid!,
+    lines,
+    stop,
+    waitForLine(match, timeoutMs, what) {
+      const seen = lines.find(match);
+      if (seen) return Promise.resolve(seen);
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => {
+          waiters.delete(waiter);
+          reject(new Error(`no log line for ${what} within ${timeoutMs} ms (pid ${child.pid})`));
+        }, timeoutMs);
+        // A waiter that lost a race (the other consumer got the job) must not keep the bench alive.
+        timer.unref();
+        const waiter = (line: LogLine) => {
+          if (!match(line)) return;
+          clearTimeout(timer);
+          waiters.delete(waiter);
+          resolve(line);
+        };
+        waiters.add(waiter);
+      });
+    },
+  };
+}
+
+/** REDIS_URL when given; otherwise a private, persistence-free redis-server on a free port. */
+async function benchRedis(): Promise<{ url: string; private: boolean }> {
+  if (process.env.REDIS_URL) return { url: process.env.REDIS_URL, private: false };
+  const port = await freePort();
+  const dir = mkdtempSync(join(tmpdir(), 'readpack-bench-redis-'));
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  const server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no',
+    '--maxmemory-policy', 'noeviction', '--loglevel', 'warning'], { stdio: ['ignore', 'ignore', 'inherit'] });
+  const exited = new Promise<void>((resolve) => server.once('exit', () => resolve()));
+  cleanups.push(async () => {
+    server.kill('SIGTERM');
+    await exited;
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('spawn', resolve);
+    server.once('error', (error) => reject(new Error(`could not start redis-server (${error.message}); apt-get install -y redis-server`)));
+  });
+  const url = `redis://127.0.0.1:${port}`;
+  const probe = createConsumerConnection({ url }, 'bench-probe');
+  // Refused connections until the server listens are expected; waitUntilReady bounds the wait.
+  probe.on('error', () => undefined);
+  await waitUntilReady(probe, 20_000);
+  probe.disconnect();
+  return { url, private: true };
+}
+
+async function deleteByPrefix(redis: Redis, prefix: string): Promise<void> {
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1_000);
+    cursor = next;
+    if (keys.length > 0) await redis.unlink(...keys);
+  } while (cursor !== '0');
+}
+
+// ───────────────────────── takeover after SIGKILL ─────────────────────────
+
+interface TakeoverResult {
+  label: string;
+  lockMs: number;
+  stalledMs: number;
+  samplesMs: number[];
+}
+
+/** One lease setting: an API, two extract consumers and one assemble consumer; `trials` kills. */
+async function takeover(label: string, redisUrl: string, leaseEnv: Record<string, string>, trials: number): Promise<TakeoverResult> {
+  const lockMs = Number(leaseEnv.LOCK_DURATION_MS ?? QUEUES.extract.worker.lockDuration);
+  const stalledMs = Number(leaseEnv.STALLED_INTERVAL_MS ?? QUEUES.extract.worker.stalledInterval);
+  console.log(`takeover, ${label}: ${trials} trials (each up to ~${Math.round((lockMs + stalledMs) / 1_000)} s)…`);
+  const dataDir = mkdtempSync(join(tmpdir(), 'readpack-bench-data-'));
+  cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
+  const prefix = `bench-takeover-${randomBytes(4).toString('hex')}`;
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const env = { ...withoutReadpackLeases(process.env), REDIS_URL: redisUrl, READPACK_PREFIX: prefix, DATA_DIR: dataDir, HOST: '127.0.0.1', ...leaseEnv };
+  const processes: Child[] = [];
+  const consumer = (stage: QueueName) => {
+    const child = startChild([WORKER_MAIN, stage], { ...env, LOG_LEVEL: 'info' });
+    processes.push(child);
+    return child;
+  };
+  processes.push(startChild([API_MAIN], { ...env, PORT: String(port), LOG_LEVEL: 'warn' }));
+  let extract = [consumer('extract'), consumer('extract')];
+  const starting = [...extract, consumer('assemble')];
+  await Promise.all([...starting.map((c) => c.waitForLine((l) => l.message === 'consumer started', 60_000, 'consumer start')), waitForHealthy(base, 60_000)]);
+  const original = readFileSync(TAKEOVER_DOCUMENT);
+
+  const samplesMs: number[] = [];
+  try {
+    for (let trial = 0; trial < trials; trial += 1) {
+      // Distinct bytes per trial: an identical upload would join the previous job if it still ran.
+      const data = Buffer.concat([original, Buffer.from(`\n%bench takeover trial ${trial} ${randomBytes(4).toString('hex')}\n`)]);
+      const jobId = await uploadPdf(base, `takeover-${trial}.pdf`, data);
+      const isStart = (l: LogLine) => l.jobId === jobId && l.stage === 'extract' && l.message === 'stage started';
+      const victim = await Promise.any(extract.map((c) => c.waitForLine(isStart, 60_000, `the start of ${jobId}`).then(() => c)));
+      victim.process.kill('SIGKILL');
+      const killedAt = Date.now();
+      const survivor = extract.find((c) => c !== victim)!;
+      const successorStart = await survivor.waitForLine(isStart, lockMs + stalledMs + 60_000, `the takeover of ${jobId}`);
+      const sample = Date.parse(String(successorStart.timestamp)) - killedAt;
+      samplesMs.push(sample);
+      console.log(`  trial ${trial + 1}: taken over after ${(sample / 1_000).toFixed(2)} s`);
+      await waitForDone(base, jobId, 120_000);
+      extract = [survivor, consumer('extract')];
+      await extract[1]!.waitForLine((l) => l.message === 'consumer started', 60_000, 'replacement start');
+    }
+  } finally {
+    await Promise.all(processes.map((p) => p.stop()));
+    const redis = createConsumerConnection({ url: redisUrl }, 'bench-cleanup');
+    await deleteByPrefix(redis, prefix);
+    redis.disconnect();
+  }
+  return { label, lockMs, stalledMs, samplesMs };
+}
+
+/** The bench's own environment must not leak lease overrides into the default-lease trials. */
+function withoutReadpackLeases(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const { LOCK_DURATION_MS: _lock, STALLED_INTERVAL_MS: _stalled, READPACK_PREFIX: _prefix, ...rest } = env;
+  return rest;
+}
+
+async function uploadPdf(base: string, name: string, data: Buffer): Promise<string> {
+  const form = new FormData();
+  form.append('file', new Blob([data]), name);
+  const res = await fetch(`${base}/api/files`, { method: 'POST', body: form });
+  const body = (await res.json()) as { jobId?: string };
+  if (res.status !== 202 || !body.jobId) throw new Error(`upload answered ${res.status}: ${JSON.stringify(body)}`);
+  return body.jobId;
+}
+
+async function waitForHealthy(base: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const status = await fetch(`${base}/healthz`).then((r) => r.status, () => 0);
+    if (status === 200) return;
+    if (Date.now() > deadline) throw new Error(`${base}/healthz did not answer 200 within ${timeoutMs} ms (last status ${status})`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+async function waitForDone(base: string, jobId: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const body = (await (await fetch(`${base}/api/files/job/${jobId}`)).json()) as { status?: string };
+    if (body.status === 'done') return;
+    if (body.status === 'failed' || Date.now() > deadline) throw new Error(`job ${jobId} ended ${JSON.stringify(body)}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+// ───────────────────────── state-store overhead ─────────────────────────
+
+interface Phases {
+  enqueueMs: number;
+  processMs: number;
+}
+
+interface OverheadResult {
+  concurrency: number;
+  jobs: number;
+  bullmq: Phases[];
+  withState: Phases[];
+}
+
+const PAYLOAD_SOURCE = { filename: 'Quarterly report 2026-Q3 (final).docx', mediaType: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document', size: 103_966 };
+
+/**
+ * One round: `jobs` jobs enqueued (8 adds in flight), then drained by one Worker of `concurrency`.
+ * With `state`, each job also gets its record created before the add, and started and completed
+ * by the processor — the job-state round trips the API and runner make, without the heartbeat.
+ */
+async function overheadRound(redis: Redis, jobs: number, concurrency: number, state: boolean): Promise<Phases> {
+  const prefix = `bench-overhead-${randomBytes(4).toString('hex')}`;
+  const store = new JobStateStore(redis, {
+    prefix,
+    ttl: { queuedSeconds: 86_400, processingSeconds: 3_600, resultSeconds: 86_400 },
+    leaseMs: QUEUES.extract.worker.lockDuration,
+    actor: `${hostname()}:${process.pid}`,
+  });
+  const queue = new Queue(QUEUES.extract.name, { connection: redis, prefix: bullPrefix(prefix) });
+  const ids = Array.from({ length: jobs }, (_, i) => `job_${randomBytes(12).toString('base64url')}${i}`);
+  try {
+    const enqueueStart = performance.now();
+    for (let next = 0; next < ids.length; next += settings.enqueueParallelism) {
+      await Promise.all(
+        ids.slice(next, next + settings.enqueueParallelism).map(async (jobId) => {
+          const source = { ...PAYLOAD_SOURCE, sha256: randomBytes(32).toString('hex') };
+          if (state) await store.createJob({ jobId, tenant: 'default', source });
+          await queue.add('extract', { jobId, tenant: 'default', source }, { ...QUEUES.extract.jobOptions, jobId });
+        }),
+      );
+    }
+    const enqueueMs = performance.now() - enqueueStart;
+
+    let completed = 0;
+    let resolveDrained: () => void = () => undefined;
+    const drained = new Promise<void>((resolve) => (resolveDrained = resolve));
+    const processor = state
+      ? async (job: { data: { jobId: string } }) => {
+          const ref = { jobId: job.data.jobId };
+          const started = await store.start(ref, 'extract');
+          if (!started.applied) throw new Error(`start not applied: ${started.status}`);
+          await store.complete(ref, { packageId: ref.jobId, size: 1_500, sha256: 'f'.repeat(64) });
+        }
+      : async () => undefined;
+    const worker = new Worker(QUEUES.extract.name, processor, { connection: redis, prefix: bullPrefix(prefix), concurrency, autorun: false });
+    worker.on('completed', () => {
+      completed += 1;
+      if (completed === jobs) resolveDrained();
+    });
+    worker.on('failed', (_job, error) => console.error('bench job failed:', error.message));
+    await worker.waitUntilReady();
+    const processStart = performance.now();
+    void worker.run();
+    await drained;
+    const processMs = performance.now() - processStart;
+    await worker.close();
+    return { enqueueMs, processMs };
+  } finally {
+    await queue.close();
+    await deleteByPrefix(redis, prefix);
+  }
+}
+
+async function overhead(redisUrl: string): Promise<OverheadResult[]> {
+  const results: OverheadResult[] = [];
+  for (const concurrency of settings.workerConcurrencies) {
+    console.log(`overhead, worker concurrency ${concurrency}: ${settings.overheadRounds} × ${settings.overheadJobs} jobs each way, interleaved…`);
+    // Like a consumer: one connection that waits through blips (BullMQ duplicates it for blocking calls).
+    const redis = createConsumerConnection({ url: redisUrl }, 'bench-overhead');
+    await waitUntilReady(redis, 20_000);
+    const result: OverheadResult = { concurrency, jobs: settings.overheadJobs, bullmq: [], withState: [] };
+    // Warm-up, both ways: scripts loaded, code paths compiled.
+    for (const state of [false, true]) await overheadRound(redis, Math.min(500, settings.overheadJobs), concurrency, state);
+    for (let round = 0; round < settings.overheadRounds; round += 1) {
+      result.bullmq.push(await overheadRound(redis, settings.overheadJobs, concurrency, false));
+      result.withState.push(await overheadRound(redis, settings.overheadJobs, concurrency, true));
+      const [a, b] = [result.bullmq.at(-1)!, result.withState.at(-1)!];
+      console.log(`  round ${round + 1}: BullMQ ${fmtRate(settings.overheadJobs, a.enqueueMs)} / ${fmtRate(settings.overheadJobs, a.processMs)} jobs/s, ` +
+        `with state ${fmtRate(settings.overheadJobs, b.enqueueMs)} / ${fmtRate(settings.overheadJobs, b.processMs)} jobs/s (enqueue / process)`);
+    }
+    redis.disconnect();
+    results.push(result);
+  }
+  return results;
+}
+
+// ───────────────────────── report ─────────────────────────
+
+const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+const fmtRate = (jobs: number, ms: number) => fmt((jobs / ms) * 1_000);
+const seconds = (ms: number) => `${fmt(ms / 1_000, 1)} s`;
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+function render(takeovers: TakeoverResult[], overheads: OverheadResult[], environment: string, redisNote: string): string {
+  const lines = [
+    `Run ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on \`${hostname()}\`: ${environment}; ${redisNote}.`,
+    '',
+    '**Takeover after SIGKILL** (extract stage; two extract consumers, the one that starts a 117-page PDF is SIGKILLed at once;',
+    'measured from the kill to the other consumer\'s `stage started` line for the job; the victim is replaced only after the takeover):',
+    '',
+    '| lease settings | trials | median | min | max | bound: lock + stall interval |',
+    '| --- | ---: | ---: | ---: | ---: | ---: |',
+  ];
+  for (const t of takeovers) {
+    lines.push(`| ${t.label} | ${t.samplesMs.length} | ${seconds(median(t.samplesMs))} | ${seconds(Math.min(...t.samplesMs))} | ${seconds(Math.max(...t.samplesMs))} | ${seconds(t.lockMs + t.stalledMs)} |`);
+  }
+  lines.push(
+    '',
+    'A killed consumer\'s lock is last renewed at most half a lock duration before it dies; it lapses, and the next stall check of a live',
+    'consumer moves the job back to wait. Killed right after taking a job, as here, takeover lands between one lock duration and',
+    'lock + stall interval. Worst case per stage (`LOCK_DURATION_MS` / `STALLED_INTERVAL_MS` override every stage at once):',
+    '',
+    '| stage | lockDuration | stalledInterval | worst-case takeover | with LOCK_DURATION_MS=2000, STALLED_INTERVAL_MS=1000 |',
+    '| --- | ---: | ---: | ---: | ---: |',
+  );
+  for (const stage of Object.keys(QUEUES) as QueueName[]) {
+    const { lockDuration, stalledInterval } = QUEUES[stage].worker;
+    lines.push(`| ${stage} | ${seconds(lockDuration)} | ${seconds(stalledInterval)} | ${seconds(lockDuration + stalledInterval)} | ${seconds(SHORT_LOCK_MS + SHORT_STALLED_MS)} |`);
+  }
+  lines.push(
+    // apps/worker's dead-letter and maintenance Workers pass no lease options: BullMQ 6.7's defaults apply.
+    `| dead-letter and maintenance workers (BullMQ defaults) | ${seconds(BULLMQ_DEFAULT_LEASE.lockDuration)} | ${seconds(BULLMQ_DEFAULT_LEASE.stalledInterval)} | ${seconds(BULLMQ_DEFAULT_LEASE.lockDuration + BULLMQ_DEFAULT_LEASE.stalledInterval)} | not overridden |`,
+    '',
+    `**State-store overhead per job**: ${fmt(overheads[0]?.jobs ?? 0)} jobs per round, ${settings.overheadRounds} rounds each way, interleaved, after a warm-up round each way;`,
+    `enqueue = ${settings.enqueueParallelism} adds in flight (with state: \`createJob\` first, as the API does); process = one Worker draining the queue`,
+    '(BullMQ alone: a no-op processor; with state: `start` + `complete`, one Lua round trip each, no heartbeat). Rates are medians over rounds;',
+    'overhead and ratio are medians of each round\'s back-to-back pair.',
+    '',
+    '| worker concurrency | phase | BullMQ alone (jobs/s) | + job-state writes (jobs/s) | overhead per job | time × BullMQ alone |',
+    '| ---: | --- | ---: | ---: | ---: | ---: |',
+  );
+  for (const o of overheads) {
+    const phases: [string, (p: Phases) => number][] = [
+      ['enqueue (API side)', (p) => p.enqueueMs],
+      ['process (consumer side)', (p) => p.processMs],
+      ['both', (p) => p.enqueueMs + p.processMs],
+    ];
+    for (const [name, pick] of phases) {
+      // Medians over rounds, and of each round's pair (run back to back): drift on a shared machine hits both alike.
+      const base = median(o.bullmq.map(pick));
+      const withState = median(o.withState.map(pick));
+      const perJob = median(o.bullmq.map((b, i) => (pick(o.withState[i]!) - pick(b)) / o.jobs));
+      const ratio = median(o.bullmq.map((b, i) => pick(o.withState[i]!) / pick(b)));
+      lines.push(`| ${o.concurrency} | ${name} | ${fmtRate(o.jobs, base)} | ${fmtRate(o.jobs, withState)} | ${fmt(perJob, 3)} ms | ${fmt(ratio, 2)} |`);
+    }
+  }
+  return lines.join('\n');
+}
+
+/** Replaces what lies between this benchmark's markers, and nothing else. */
+function writeSection(body: string): void {
+  const [open, close] = ['<!-- bench:durability -->', '<!-- /bench:durability -->'];
+  const doc = readFileSync(BENCH_DOC, 'utf8');
+  const start = doc.indexOf(open);
+  const end = doc.indexOf(close);
+  if (start < 0 || end < start) throw new Error(`${BENCH_DOC} lacks the ${open} … ${close} markers`);
+  writeFileSync(BENCH_DOC, `${doc.slice(0, start + open.length)}\n${body}\n${doc.slice(end)}`);
+}
+
+// ───────────────────────── main ─────────────────────────
+
+async function main(): Promise<void> {
+  const loadBefore = loadavg()[0]!;
+  const redisInfo = await benchRedis();
+  // BENCH_TAKEOVER_TRIALS=0 skips the (minutes-long) takeover trials, e.g. while tuning the overhead part.
+  const takeovers =
+    settings.takeoverTrials > 0
+      ? [
+          await takeover('extract defaults (lock 30 s, stall check 15 s)', redisInfo.url, {}, settings.takeoverTrials),
+          await takeover(`short (LOCK_DURATION_MS=${SHORT_LOCK_MS}, STALLED_INTERVAL_MS=${SHORT_STALLED_MS})`, redisInfo.url, SHORT_LEASES, settings.takeoverTrials),
+        ]
+      : [];
+  const overheads = await overhead(redisInfo.url);
+
+  const redis = createConsumerConnection({ url: redisInfo.url }, 'bench-info');
+  const redisVersion = /redis_version:(\S+)/.exec(await redis.info('server'))?.[1] ?? '?';
+  redis.disconnect();
+  const cpu = cpus();
+  // The machine is shared: the 1-minute load average says how quiet it was (2 cores: above 2 means queuing).
+  const load = `load average ${fmt(loadBefore, 1)} at the start, ${fmt(loadavg()[0]!, 1)} at the end`;
+  const environment = `${cpu.length} × ${cpu[0]?.model.trim() ?? 'unknown CPU'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}, Redis ${redisVersion}, ${load}`;
+  const redisNote = redisInfo.private ? 'a private redis-server on loopback, no persistence, sharing the machine' : 'the Redis at REDIS_URL';
+  const section = render(takeovers, overheads, environment, redisNote);
+  writeSection(section);
+  console.log(`\n${section}\n\nwritten to ${BENCH_DOC}`);
+}
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => void cleanUp().then(() => process.exit(130)));
+}
+try {
+  await main();
+} catch (error) {
+  console.error(error);
+  process.exitCode = 1;
+} finally {
+  await cleanUp();
+}
