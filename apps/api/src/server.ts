@@ -40,7 +40,7 @@ export async function startApi(config: Config, logger: Logger = createLogger({ l
       leaseMs: 0, // the API never holds a job; only consumers take leases
       actor: PROCESS_IDENTITY,
     }),
-    producer: new QueueProducer(redis, config.redis.prefix),
+    producer: new QueueProducer(redis, config.redis.prefix, { onError: (error) => logger.warn('queue connection error', { error: error.message }) }),
     storage: await openStorage(resolve(config.dataDir)),
     keys,
     admin,

@@ -39,8 +39,10 @@ export class DeadLetterWriter {
     private readonly stage: QueueName,
     connection: Redis,
     prefix: string,
+    onError: (error: Error) => void,
   ) {
     this.queue = new Queue(deadLetterQueueName(stage), { connection, prefix: bullPrefix(prefix) });
+    this.queue.on('error', onError);
   }
 
   async write(job: Job, failure: Classified): Promise<void> {

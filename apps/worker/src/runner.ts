@@ -49,7 +49,10 @@ export async function startConsumer(stage: Stage, config: Config, logger: Logger
     actor: PROCESS_IDENTITY,
   });
   const storage = await openStorage(resolve(config.dataDir));
-  const producer = new QueueProducer(connection, config.redis.prefix, jobOptionOverrides(config));
+  const producer = new QueueProducer(connection, config.redis.prefix, {
+    overrides: jobOptionOverrides(config),
+    onError: (error) => logger.warn('queue connection error', { stage, error: error.message }),
+  });
   const services: StageServices = { config, state, storage, producer };
   const concurrency = config.stages[stage].concurrency;
   if (handler.needs.includes('parsePool')) {
@@ -64,7 +67,7 @@ export async function startConsumer(stage: Stage, config: Config, logger: Logger
   const ctx: RunnerContext = {
     handler,
     services,
-    deadLetters: new DeadLetterWriter(stage, connection, config.redis.prefix),
+    deadLetters: new DeadLetterWriter(stage, connection, config.redis.prefix, (error) => logger.warn('dead-letter queue connection error', { stage, error: error.message })),
     logger,
     heartbeatMs: Math.max(250, Math.floor(lease.lockDuration / 2)),
   };

@@ -33,7 +33,7 @@ beforeAll(async () => {
     worker: undefined as unknown as Worker, // assemble never rate-limits
     storage,
     state: new JobStateStore(redis, { prefix, ttl: { queuedSeconds: 60, processingSeconds: 60, resultSeconds: 60 }, leaseMs: 1_000, actor: 'test:1' }),
-    producer: new QueueProducer(redis, prefix),
+    producer: new QueueProducer(redis, prefix, { onError: () => undefined }),
   };
 });
 afterAll(async () => {

@@ -27,16 +27,25 @@ export class QueueProducer {
   private flows: FlowProducer | undefined;
   private extraQueues: Queue[] | undefined;
 
+  /**
+   * `onError` receives connection errors of the underlying queues. It must exist: an 'error'
+   * event nobody listens to is thrown by Node, and a Redis blip would take the process down.
+   */
   constructor(
     private readonly connection: Redis,
     private readonly prefix: string,
-    private readonly overrides: Partial<Record<QueueName, JobsOptions>> = {},
+    private readonly options: { overrides?: Partial<Record<QueueName, JobsOptions>>; onError: (error: Error) => void },
   ) {}
+
+  private watched<T extends { on(event: 'error', listener: (error: Error) => void): unknown }>(emitter: T): T {
+    emitter.on('error', this.options.onError);
+    return emitter;
+  }
 
   queue(name: QueueName): Queue {
     let queue = this.queues.get(name);
     if (!queue) {
-      queue = new Queue(QUEUES[name].name, { connection: this.connection, prefix: bullPrefix(this.prefix) });
+      queue = this.watched(new Queue(QUEUES[name].name, { connection: this.connection, prefix: bullPrefix(this.prefix) }));
       this.queues.set(name, queue);
     }
     return queue;
@@ -73,7 +82,7 @@ export class QueueProducer {
         children: child.children?.map(toFlowJob),
       };
     };
-    this.flows ??= new FlowProducer({ connection: this.connection, prefix: bullPrefix(this.prefix) });
+    this.flows ??= this.watched(new FlowProducer({ connection: this.connection, prefix: bullPrefix(this.prefix) }));
     await this.flows.add({
       name: 'assemble',
       queueName: QUEUES.assemble.name,
@@ -92,8 +101,8 @@ export class QueueProducer {
   opsQueues(): Queue[] {
     const prefix = bullPrefix(this.prefix);
     this.extraQueues ??= [
-      ...(Object.keys(QUEUES) as QueueName[]).map((name) => new Queue(deadLetterQueueName(name), { connection: this.connection, prefix })),
-      new Queue(MAINTENANCE_QUEUE, { connection: this.connection, prefix }),
+      ...(Object.keys(QUEUES) as QueueName[]).map((name) => this.watched(new Queue(deadLetterQueueName(name), { connection: this.connection, prefix }))),
+      this.watched(new Queue(MAINTENANCE_QUEUE, { connection: this.connection, prefix })),
     ];
     return [...this.all(), ...this.extraQueues];
   }
@@ -103,6 +112,6 @@ export class QueueProducer {
   }
 
   private jobOptions(name: QueueName): JobsOptions {
-    return { ...QUEUES[name].jobOptions, ...this.overrides[name] };
+    return { ...QUEUES[name].jobOptions, ...this.options.overrides?.[name] };
   }
 }

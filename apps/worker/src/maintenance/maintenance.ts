@@ -22,7 +22,9 @@ export async function startMaintenance(deps: {
 }): Promise<{ close(): Promise<void> }> {
   const { config, connection, logger } = deps;
   const prefix = bullPrefix(config.redis.prefix);
+  const onError = (error: Error) => logger.warn('maintenance queue connection error', { stage: 'maintenance', error: error.message });
   const queue = new Queue(MAINTENANCE_QUEUE, { connection, prefix });
+  queue.on('error', onError);
   const every: Record<MaintenanceTask, number> = {
     sweeper: config.maintenance.sweeperIntervalMs,
     janitor: config.maintenance.janitorIntervalMs,
@@ -34,6 +36,7 @@ export async function startMaintenance(deps: {
   const stageQueues = Object.fromEntries(
     (Object.keys(QUEUES) as QueueName[]).map((stage) => [stage, new Queue(QUEUES[stage].name, { connection, prefix })]),
   ) as Record<QueueName, Queue>;
+  for (const q of Object.values(stageQueues)) q.on('error', onError);
   const grace = (config.ttl.queuedSeconds + config.ttl.processingSeconds) * 1_000;
 
   const worker = new Worker(
