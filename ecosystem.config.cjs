@@ -10,7 +10,7 @@
 const path = require('node:path');
 
 // The consumer stages (STAGES in packages/config/src/stages.ts); a test keeps the two in step.
-const STAGES = ['extract', 'mineru', 'assemble'];
+const STAGES = ['extract', 'render', 'ocr', 'mineru', 'assemble'];
 
 const shutdownGraceMs = Number(process.env.SHUTDOWN_GRACE_MS || 30000);
 

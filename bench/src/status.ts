@@ -69,6 +69,9 @@ async function serveHelloWorld(): Promise<void> {
   }
   const express = createRequire(join(REPO_ROOT, 'apps', 'api', 'package.json'))('express') as () => Express;
   const redis = createProducerConnection({ url: requiredEnv('REDIS_URL'), commandTimeoutMs: 1_000 }, 'bench-hello');
+  redis.on('error', (error: Error) => console.error('hello-world redis:', error.message));
+  // Listen only once Redis answers: the bench checks every route once before measuring it.
+  await waitUntilReady(redis, 20_000);
   const app = express();
   app.get('/', (_req, res) => {
     res.send('Hello World!');

@@ -1,7 +1,7 @@
-import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import { DocumentError, type ParsedDocument, type ParseInput, type ParseOptions } from '@readpack/parsers';
 import type { ParseOutcome, ParseTask } from './parse-task.js';
+import { compiledSibling } from './task-files.js';
 
 /**
  * Parsers run in worker threads, never on the consumer's event loop: a 117-page PDF or a large
@@ -16,7 +16,7 @@ export class ParsePool {
   constructor(options: { threads: number; maxHeapMb: number; timeoutMs: number }) {
     this.timeoutMs = options.timeoutMs;
     this.pool = new Piscina({
-      filename: taskFile(),
+      filename: compiledSibling('parse-task'),
       minThreads: 1,
       maxThreads: options.threads,
       idleTimeout: 60_000,
@@ -34,13 +34,4 @@ export class ParsePool {
   async close(): Promise<void> {
     await this.pool.destroy();
   }
-}
-
-/**
- * The compiled task module. Under Jest this file runs from src/, but a worker thread does not go
- * through Jest's transform, so it always loads the built JavaScript (`npm test` builds first).
- */
-function taskFile(): string {
-  const here = fileURLToPath(import.meta.url);
-  return here.endsWith('.ts') ? here.replace(/\/src\/parse-pool\.ts$/, '/dist/parse-task.js') : here.replace(/parse-pool\.js$/, 'parse-task.js');
 }

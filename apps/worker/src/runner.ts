@@ -5,11 +5,13 @@ import { JobStateStore, type JobRef } from '@readpack/job-state';
 import { jobLogger, PROCESS_IDENTITY, type Logger } from '@readpack/logging';
 import { openStorage } from '@readpack/package-store';
 import { bullPrefix, jobOptionOverrides, leaseSettings, QueueProducer, QUEUES } from '@readpack/queues';
+import { OcrEngine } from '@readpack/ocr';
 import { createConsumerConnection } from '@readpack/redis';
 import { DeadLetterWriter, startDeadLetterWorker } from './dead-letters.js';
 import { classify, type Classified } from './failures.js';
 import { startMaintenance } from './maintenance/maintenance.js';
 import { ParsePool } from './parse-pool.js';
+import { RenderPool } from './render-pool.js';
 import type { StageHandler, StageServices } from './stage.js';
 import { handlerFor } from './stages/index.js';
 import { mineruClientFrom } from './stages/mineru.js';
@@ -57,6 +59,13 @@ export async function startConsumer(stage: Stage, config: Config, logger: Logger
   const concurrency = config.stages[stage].concurrency;
   if (handler.needs.includes('parsePool')) {
     services.parsePool = new ParsePool({ threads: concurrency, maxHeapMb: config.limits.parseMaxHeapMb, timeoutMs: config.limits.parseTimeoutMs });
+  }
+  if (handler.needs.includes('renderPool')) {
+    services.renderPool = new RenderPool({ threads: concurrency, maxHeapMb: config.limits.parseMaxHeapMb, timeoutMs: config.limits.parseTimeoutMs });
+  }
+  if (handler.needs.includes('ocr')) {
+    // Fails at boot when the default language's data is missing: better than failing every page.
+    services.ocr = new OcrEngine({ tessdataDir: config.ocr.tessdataDir, concurrency, languages: [config.ocr.defaultLang] });
   }
   if (handler.needs.includes('mineru')) services.mineru = mineruClientFrom(config);
   if (handler.configureQueue) {
@@ -110,7 +119,7 @@ export async function startConsumer(stage: Stage, config: Config, logger: Logger
         await worker.close(true);
       }
       await Promise.all([deadLetterWorker.close(), maintenance.close()]);
-      await services.parsePool?.close();
+      await Promise.all([services.parsePool?.close(), services.renderPool?.close(), services.ocr?.close()]);
       await Promise.all([producer.close(), ctx.deadLetters.close()]);
       connection.disconnect();
     },
@@ -176,7 +185,14 @@ async function runJob(ctx: RunnerContext, job: Job): Promise<unknown> {
  * — unless the stage is a child whose parent decides (see StageHandler.failureOwner).
  */
 async function recordFinalFailure(ctx: RunnerContext, job: Job, failure: Classified): Promise<void> {
-  if (ctx.handler.failureOwner === 'parent') return;
+  if (ctx.handler.failureOwner === 'parent') {
+    const payload = QUEUES[ctx.handler.stage].payload.safeParse(job.data);
+    if (payload.success && ctx.handler.onGaveUp) {
+      const logger = jobLogger(ctx.logger, { jobId: payload.data.jobId, stage: ctx.handler.stage });
+      await ctx.handler.onGaveUp(payload.data, { ...ctx.services, logger, job, worker: ctx.worker! }, failure);
+    }
+    return;
+  }
   await ctx.services.state.fail(refOf(job), { code: failure.code, message: failure.message });
   await ctx.deadLetters.write(job, failure);
 }

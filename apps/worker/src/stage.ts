@@ -5,10 +5,13 @@ import type { Logger } from '@readpack/logging';
 import type { MinerUClient } from '@readpack/mineru-client';
 import type { Storage } from '@readpack/package-store';
 import type { PayloadOf, QueueProducer } from '@readpack/queues';
+import type { OcrEngine } from '@readpack/ocr';
+import type { Classified } from './failures.js';
 import type { ParsePool } from './parse-pool.js';
+import type { RenderPool } from './render-pool.js';
 
 /** Heavy or external resources a stage may need; the runner creates only what its stage declares. */
-export type StageNeed = 'parsePool' | 'mineru';
+export type StageNeed = 'parsePool' | 'renderPool' | 'ocr' | 'mineru';
 
 /** What a stage handler gets besides its payload. */
 export interface StageServices {
@@ -17,6 +20,8 @@ export interface StageServices {
   storage: Storage;
   producer: QueueProducer;
   parsePool?: ParsePool;
+  renderPool?: RenderPool;
+  ocr?: OcrEngine;
   mineru?: MinerUClient;
 }
 
@@ -46,6 +51,8 @@ export interface StageHandler<S extends Stage> {
   failureOwner: 'job' | 'parent';
   /** The value a child returns reaches its parent (`job.getChildrenValues()`). */
   handle(payload: PayloadOf<S>, ctx: StageContext): Promise<unknown>;
+  /** A child stage's last word when it fails for good (e.g. count the page as finished). */
+  onGaveUp?(payload: PayloadOf<S>, ctx: StageContext, failure: Classified): Promise<void>;
   /** Extra worker options (e.g. a rate limiter), from the deployment's configuration. */
   workerOptions?(config: Config): Partial<WorkerOptions>;
   /** Queue-wide settings applied at start (idempotent), e.g. global concurrency. */

@@ -14,6 +14,12 @@ export const PARSEABLE_MEDIA_TYPES = {
   'text/plain': 'text',
   'text/markdown': 'text',
   'text/csv': 'text',
+  // Images have no text layer: they are read by OCR.
+  'image/png': 'image',
+  'image/jpeg': 'image',
+  'image/tiff': 'image',
+  'image/webp': 'image',
+  'image/bmp': 'image',
 } as const;
 
 export type ParseableMediaType = keyof typeof PARSEABLE_MEDIA_TYPES;

@@ -5,3 +5,4 @@ export { pixelBoxToPoints, type PointBox } from './coordinates.js';
 export { OcrError, type OcrErrorCode } from './errors.js';
 export { DEBIAN_TESSDATA_DIR, resolveLanguageData, type LanguageData } from './tessdata.js';
 export { parseLanguages, type LanguageSpec } from './languages.js';
+export { TESSERACT_VERSION } from './version.js';

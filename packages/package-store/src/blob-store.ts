@@ -21,7 +21,7 @@ const SHA256 = /^[0-9a-f]{64}$/;
 export class LocalBlobStore {
   private readonly tmpDir: string;
 
-  constructor(private readonly root: string) {
+  constructor(readonly root: string) {
     this.tmpDir = join(root, '.tmp');
   }
 

@@ -40,7 +40,9 @@ export interface PackagePage {
   /** sha256 of the rendered page image and of its small preview (both in `assets`). */
   image?: string;
   preview?: string;
-  /** OCR lines with boxes in PDF points (x0, y0 top-left, x1, y1), when the page was OCR-read. */
+  /** Unit of `lines` boxes: PDF points for PDF pages, source pixels for images. */
+  boxUnit?: 'pt' | 'px';
+  /** OCR lines with boxes in page units (x0, y0 top-left, x1, y1), when the page was OCR-read. */
   lines?: { text: string; confidence: number; bbox: [number, number, number, number] }[];
 }
 

@@ -3,6 +3,8 @@ import type { z } from 'zod';
 import { assembleQueue } from './stages/assemble.config.js';
 import { extractQueue } from './stages/extract.config.js';
 import { mineruQueue } from './stages/mineru.config.js';
+import { ocrQueue } from './stages/ocr.config.js';
+import { renderQueue } from './stages/render.config.js';
 
 /**
  * Every queue of the pipeline, one per stage. The API and the workers import this same object:
@@ -11,6 +13,8 @@ import { mineruQueue } from './stages/mineru.config.js';
  */
 export const QUEUES = {
   extract: extractQueue,
+  render: renderQueue,
+  ocr: ocrQueue,
   mineru: mineruQueue,
   assemble: assembleQueue,
 } as const satisfies Record<Stage, { name: Stage }>;

@@ -41,6 +41,14 @@ export const documentOptions = z
 
 export const extractPayload = z.object({ ...jobRef, source: sourceRef, options: documentOptions }).strict();
 
+/** One page to render (a PDF page, or the uploaded image itself) into pixels for OCR. */
+export const renderPayload = z
+  .object({ ...jobRef, source: sourceRef, options: documentOptions, page: z.number().int().nonnegative(), kind: z.enum(['pdf-page', 'image']) })
+  .strict();
+
+/** One rendered page to read; its render child's return value says where the pixels are. */
+export const ocrPayload = z.object({ ...jobRef, source: sourceRef, options: documentOptions, page: z.number().int().nonnegative() }).strict();
+
 /** One document to MinerU; the parent assemble job receives the result reference. */
 export const mineruPayload = z.object({ ...jobRef, source: sourceRef, options: documentOptions }).strict();
 
@@ -60,5 +68,7 @@ export const assemblePayload = z
 export type SourceRef = z.infer<typeof sourceRef>;
 export type DocumentOptions = z.infer<typeof documentOptions>;
 export type MineruPayload = z.infer<typeof mineruPayload>;
+export type RenderPayload = z.infer<typeof renderPayload>;
+export type OcrPayload = z.infer<typeof ocrPayload>;
 export type ExtractPayload = z.infer<typeof extractPayload>;
 export type AssemblePayload = z.infer<typeof assemblePayload>;

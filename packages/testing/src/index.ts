@@ -1,3 +1,4 @@
 export { testRedisUrl, uniqueName, connectTestRedis, deleteKeysWithPrefix } from './redis.js';
 export { repoRoot, fixturePath, corpusManifest, containsSnippet, type CorpusEntry } from './fixtures.js';
 export { waitFor } from './wait.js';
+export { cjkTextPng } from './cjk-image.js';

@@ -15,13 +15,17 @@ export function authenticate(keys: ApiKeyRing): RequestHandler {
       setTenant(req, DEV_TENANT);
       return next();
     }
-    res.set('WWW-Authenticate', 'Bearer realm="readpack"');
     const key = presentedSecret(req, { basic: false });
-    if (key === undefined) return next(new ApiError(401, 'auth_required', 'Send your API key as `Authorization: Bearer <key>`.'));
-    const tenant = keys.tenantFor(key);
-    if (tenant === undefined) return next(new ApiError(401, 'invalid_api_key', 'The API key is not valid.'));
-    res.removeHeader('WWW-Authenticate');
-    setTenant(req, tenant);
-    next();
+    const tenant = key === undefined ? undefined : keys.tenantFor(key);
+    if (tenant !== undefined) {
+      setTenant(req, tenant);
+      return next();
+    }
+    res.set('WWW-Authenticate', 'Bearer realm="readpack"');
+    next(
+      key === undefined
+        ? new ApiError(401, 'auth_required', 'Send your API key as `Authorization: Bearer <key>`.')
+        : new ApiError(401, 'invalid_api_key', 'The API key is not valid.'),
+    );
   };
 }

@@ -59,6 +59,9 @@ export function errorHandler(logger: Logger, uploadLimitBytes: number): ErrorReq
       return;
     }
     res.status(apiError.status).set(apiError.headers).set('Cache-Control', 'no-store');
+    // Refused before its body was read (401, 429, 413…): close the connection after answering,
+    // or Node would keep reading and discarding whatever the client still sends.
+    if (!req.complete) res.set('Connection', 'close');
     res.json({ error: { code: apiError.code, message: apiError.message, ...apiError.details } });
   };
 }

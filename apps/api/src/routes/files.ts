@@ -14,9 +14,11 @@ import { asSpooled, discard, spoolStorage, type SpooledFile } from '../uploads/s
 
 export const UPLOAD_PATHS: ReadonlySet<string> = new Set(['/api/files', '/api/files/batch']);
 
-/** The routes that take a multipart body (everything else has a small body limit: http/body-limit.ts). */
+/** Multipart requests to the upload routes; any other body has a small limit (http/body-limit.ts). */
 export function isUploadRequest(req: Request): boolean {
-  return req.method === 'POST' && UPLOAD_PATHS.has(req.path);
+  // Express matches routes case-insensitively and with a trailing slash; so must this.
+  const path = req.path.toLowerCase().replace(/\/+$/, '');
+  return req.method === 'POST' && UPLOAD_PATHS.has(path) && req.is('multipart/form-data') === 'multipart/form-data';
 }
 
 const PDF = 'application/pdf';

@@ -1,9 +1,10 @@
-import { SCHEMA_VERSION, type AssetEntry, type PackageBlock, type PackageManifest, type PartOrigin } from '@readpack/package-store';
+import { SCHEMA_VERSION, type AssetEntry, type PackageBlock, type PackageManifest, type PackagePage, type PartOrigin } from '@readpack/package-store';
 import type { AssemblePayload } from '@readpack/queues';
 import type { Extraction } from '../extraction.js';
 import { PermanentFailure } from '../failures.js';
 import type { StageContext, StageHandler } from '../stage.js';
 import type { MineruChildResult, StoredMineruDocument } from './mineru.js';
+import type { PageChildResult, StoredOcrPage } from './ocr.js';
 
 /**
  * assemble: extraction + children's results → reading package → job `done` (or `failed`).
@@ -33,8 +34,14 @@ export const assembleStage: StageHandler<'assemble'> = {
     } else if (mineruFailure && payload.options.engine === 'mineru') {
       throw new PermanentFailure(mineruFailure.code, mineruFailure.message);
     } else if (extraction) {
-      manifest = fromExtraction(payload, extraction);
+      const ocrPages = await Promise.all(
+        children.results.filter((r): r is PageChildResult => (r as PageChildResult | undefined)?.kind === 'page').map((r) => readJson<StoredOcrPage>(ctx, r.resultSha256)),
+      );
+      const pageFailures = children.failures.filter((f) => f.stage === 'ocr' && f.page !== undefined);
+      manifest = fromExtraction(payload, extraction, ocrPages, pageFailures);
       if (mineruFailure) manifest.fallback = { engine: 'local', reason: { code: mineruFailure.code, message: mineruFailure.message } };
+      // A document whose every unreadable page failed and that has no other text is a failure.
+      if (manifest.text.trim() === '' && pageFailures[0]) throw new PermanentFailure(pageFailures[0].code, pageFailures[0].message);
     } else {
       throw new PermanentFailure('internal_error', 'Nothing to assemble: no extraction and no engine result.');
     }
@@ -46,6 +53,8 @@ export const assembleStage: StageHandler<'assemble'> = {
 
 interface ChildFailure {
   stage: string;
+  /** For page children: the 0-based page. */
+  page?: number;
   code: string;
   message: string;
 }
@@ -58,7 +67,10 @@ async function childOutcomes({ job }: StageContext): Promise<{ results: unknown[
     // Keys look like `<prefix>:<queue>:<jobId>`; reasons like `<code>: <message>` for our own failures.
     const stage = key.split(':').at(-2) ?? 'unknown';
     const coded = /^([a-z_]+): (.*)$/s.exec(reason);
-    return { stage, code: coded?.[1] ?? `${stage}_unavailable`, message: coded?.[2] ?? reason };
+    const page = /-p(\d+)(?:-s\d+)?$/.exec(key)?.[1];
+    const failure: ChildFailure = { stage, code: coded?.[1] ?? `${stage}_unavailable`, message: coded?.[2] ?? reason };
+    if (page !== undefined) failure.page = Number(page);
+    return failure;
   });
   return { results: Object.values(values), failures };
 }
@@ -77,14 +89,44 @@ function uniqueAssets(assets: AssetEntry[]): AssetEntry[] {
   return assets.filter((a) => !seen.has(a.sha256) && seen.add(a.sha256));
 }
 
-export function fromExtraction(payload: AssemblePayload, extraction: Extraction): PackageManifest {
+/**
+ * The package of a locally parsed document: its text-layer pages, with OCR results in place of
+ * the pages that were read by OCR (each says which engine produced it), and per-page errors for
+ * pages that could not be read — the rest of the document stays valid.
+ */
+export function fromExtraction(payload: AssemblePayload, extraction: Extraction, ocrPages: StoredOcrPage[] = [], pageFailures: ChildFailure[] = []): PackageManifest {
+  const assets: AssetEntry[] = extraction.images.map((i) => ({ sha256: i.sha256, mediaType: i.mediaType, size: i.size, role: 'embedded-image', name: i.name }));
+  const byPage = new Map(ocrPages.map((p) => [p.page, p]));
+  const failureByPage = new Map(pageFailures.map((f) => [f.page, f]));
+  const pages: PackagePage[] | undefined = extraction.pages?.map((p) => {
+    const ocr = byPage.get(p.index);
+    const failure = failureByPage.get(p.index);
+    if (ocr) {
+      const { image, preview } = ocr.rendered;
+      assets.push({ sha256: image.sha256, mediaType: image.mediaType, size: image.size, role: 'page-image', page: p.index });
+      assets.push({ sha256: preview.sha256, mediaType: preview.mediaType, size: preview.size, role: 'page-preview', page: p.index });
+      return {
+        index: p.index,
+        text: ocr.text,
+        origin: { parser: ocr.engine.parser, version: ocr.engine.version, engine: 'ocr' },
+        confidence: ocr.confidence,
+        image: image.sha256,
+        preview: preview.sha256,
+        boxUnit: ocr.unit,
+        lines: ocr.lines,
+      };
+    }
+    const page: PackagePage = { index: p.index, text: p.text, origin: p.origin };
+    if (failure) page.error = { code: failure.code, message: failure.message };
+    return page;
+  });
   const manifest: PackageManifest = {
     ...base(payload, extraction.origin),
-    text: extraction.text,
+    text: pages ? pages.map((p) => p.text).join('\n\n') : extraction.text,
     tables: extraction.tables.map((t) => ({ name: t.name, rows: t.rows, origin: t.origin })),
-    assets: uniqueAssets(extraction.images.map((i) => ({ sha256: i.sha256, mediaType: i.mediaType, size: i.size, role: 'embedded-image', name: i.name }))),
+    assets: uniqueAssets(assets),
   };
-  if (extraction.pages) manifest.pages = extraction.pages.map((p) => ({ index: p.index, text: p.text, origin: p.origin }));
+  if (pages) manifest.pages = pages;
   return manifest;
 }
 

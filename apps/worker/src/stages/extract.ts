@@ -1,5 +1,8 @@
 import { jobRefFields, type FlowChild } from '@readpack/queues';
+import { TESSERACT_VERSION } from '@readpack/ocr';
+import type { ParsedDocument } from '@readpack/parsers';
 import { chooseEngine } from '../engine-choice.js';
+import { pagesNeedingOcr } from '../ocr-routing.js';
 import type { Extraction } from '../extraction.js';
 import { PermanentFailure } from '../failures.js';
 import type { StageContext, StageHandler } from '../stage.js';
@@ -7,8 +10,9 @@ import type { StageContext, StageHandler } from '../stage.js';
 /**
  * extract: parse the uploaded document in a parser thread (unless it goes to MinerU only), move
  * its embedded images into the blob store, store the extraction, choose the engine, and add the
- * document's assemble job with the children it waits for (a MinerU call). Every id in that flow
- * is derived from the job id, so a re-delivered extract (at-least-once) adds nothing new.
+ * document's assemble job with the children it waits for: a MinerU call, or one render → OCR
+ * chain per page that needs OCR (ocr-routing.ts; an image is one such page). Every id in that
+ * flow is derived from the job id, so a re-delivered extract (at-least-once) adds nothing new.
  */
 export const extractStage: StageHandler<'extract'> = {
   stage: 'extract',
@@ -20,20 +24,43 @@ export const extractStage: StageHandler<'extract'> = {
     if (!(await storage.blobs.has(payload.source.sha256))) {
       throw new PermanentFailure('source_missing', 'The uploaded file is no longer stored; upload it again.');
     }
-    const extraction = payload.options.engine === 'mineru' ? undefined : await extractLocally(payload.source.sha256, payload.source.mediaType, ctx);
+    const isImage = payload.source.mediaType.startsWith('image/');
+    const extraction =
+      payload.options.engine === 'mineru' ? undefined : isImage ? await imageExtraction(ctx) : await extractLocally(payload.source.sha256, payload.source.mediaType, ctx);
     const engine = chooseEngine(payload.options, extraction?.document, payload.source.mediaType, config);
+    const ref = jobRefFields(payload);
     const children: FlowChild[] = [];
+    let ocrPages: number[] = [];
     if (engine === 'mineru') {
-      children.push({ name: 'mineru', payload: { ...jobRefFields(payload), source: payload.source, options: payload.options } });
+      children.push({ name: 'mineru', payload: { ...ref, source: payload.source, options: payload.options } });
+    } else if (extraction?.document.pages) {
+      ocrPages = isImage ? [0] : pagesNeedingOcr(extraction.document.pages, config.ocr.minCharsPerPage);
+      const kind = isImage ? 'image' : 'pdf-page';
+      for (const page of ocrPages) {
+        const pagePayload = { ...ref, source: payload.source, options: payload.options, page };
+        // render runs first (the child), then ocr (its parent) reads the pixels it stored.
+        children.push({ name: 'ocr', part: `p${page}`, payload: pagePayload, children: [{ name: 'render', part: `p${page}`, payload: { ...pagePayload, kind } }] });
+      }
     }
-    logger.info('extracted', { engine, children: children.length, ...extraction?.summary });
-    await state.progress(payload, { done: 1, total: 2 }, 'extract');
+    logger.info('extracted', { engine, ocrPages: ocrPages.length, children: children.length, ...extraction?.summary });
+    // Progress counts pages for paged documents (text-layer pages are done now), else steps.
+    const pageCount = extraction?.document.pages?.length ?? 0;
+    await state.progress(payload, pageCount > 0 ? { done: pageCount - ocrPages.length, total: pageCount } : { done: 1, total: 2 }, ocrPages.length > 0 ? 'ocr' : 'extract');
     await producer.addAssembleFlow(
       { ...jobRefFields(payload), source: payload.source, options: payload.options, extraction: extraction && { sha256: extraction.sha256 } },
       children,
     );
   },
 };
+
+/** An image has no text layer: one empty page, read by OCR. */
+async function imageExtraction({ storage }: StageContext) {
+  const origin = { parser: 'tesseract.js', version: TESSERACT_VERSION, engine: 'ocr' as const };
+  const document: ParsedDocument = { origin, text: '', pages: [{ index: 0, text: '', origin, charCount: 0 }], tables: [], images: [] };
+  const extraction: Extraction = { ...document, images: [] };
+  const stored = await storage.blobs.putBuffer(Buffer.from(JSON.stringify(extraction)));
+  return { sha256: stored.sha256, document, summary: { parser: 'image', pages: 1 } };
+}
 
 async function extractLocally(sha256: string, mediaType: string, { storage, parsePool, config }: StageContext) {
   if (!parsePool) throw new Error('extract needs the parse pool');

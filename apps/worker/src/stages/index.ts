@@ -3,10 +3,14 @@ import type { StageHandler } from '../stage.js';
 import { assembleStage } from './assemble.js';
 import { extractStage } from './extract.js';
 import { mineruStage } from './mineru.js';
+import { ocrStage } from './ocr.js';
+import { renderStage } from './render.js';
 
 /** Exactly one handler per stage: a missing one is a compile error here and a boot error below. */
 export const HANDLERS: { [S in Stage]: StageHandler<S> } = {
   extract: extractStage,
+  render: renderStage,
+  ocr: ocrStage,
   mineru: mineruStage,
   assemble: assembleStage,
 };

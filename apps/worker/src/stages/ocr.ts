@@ -1,0 +1,89 @@
+import { OcrError, TESSERACT_VERSION, type OcrPage } from '@readpack/ocr';
+import { PROCESS_IDENTITY } from '@readpack/logging';
+import { PermanentFailure, TransientFailure } from '../failures.js';
+import type { RenderedPageRefs } from '../render-task.js';
+import type { StageContext, StageHandler } from '../stage.js';
+
+/** What a page's OCR job hands the document's assemble job. */
+export interface PageChildResult {
+  kind: 'page';
+  page: number;
+  resultSha256: string;
+}
+
+/** One OCR-read page as stored in the blob store. */
+export interface StoredOcrPage {
+  page: number;
+  text: string;
+  confidence: number;
+  /** Line boxes in page units (`unit`): PDF points for PDF pages, source pixels for images. */
+  lines: { text: string; confidence: number; bbox: [number, number, number, number] }[];
+  unit: 'pt' | 'px';
+  lang: string;
+  engine: { parser: string; version: string };
+  /** The consumer that read it (operators compare pids when OCR is scaled out). */
+  readBy: string;
+  rendered: RenderedPageRefs;
+}
+
+/**
+ * ocr: reads one rendered page with a warm tesseract.js worker (offline language data). The page's
+ * render job is its child: its return value says where the pixels are; if it failed for good, the
+ * page fails with the render's code. Either way the page counts towards the document's progress.
+ */
+export const ocrStage: StageHandler<'ocr'> = {
+  stage: 'ocr',
+  phase: 'ocr',
+  needs: ['ocr'],
+  failureOwner: 'parent',
+  async handle(payload, ctx): Promise<PageChildResult> {
+    const { ocr, storage, state, job } = ctx;
+    if (!ocr) throw new Error('ocr needs the OCR engine');
+    const rendered = Object.values(await job.getChildrenValues())[0] as RenderedPageRefs | undefined;
+    if (!rendered) throw renderFailure(await job.getIgnoredChildrenFailures());
+    if (!(await storage.blobs.has(rendered.pixels.sha256))) throw new TransientFailure('internal_error', 'The rendered page is missing from the blob store.');
+    const page = await recognize(ctx, await storage.blobs.readBuffer(rendered.pixels.sha256), payload.options.ocrLang);
+    const stored: StoredOcrPage = {
+      page: payload.page,
+      text: page.text,
+      confidence: Math.round(page.confidence * 10) / 10,
+      lines: page.lines.map((l) => ({ text: l.text, confidence: Math.round(l.confidence), bbox: toPageUnits(l.bbox, rendered) })),
+      unit: rendered.unit,
+      lang: payload.options.ocrLang,
+      engine: ENGINE,
+      readBy: PROCESS_IDENTITY,
+      rendered,
+    };
+    const blob = await storage.blobs.putBuffer(Buffer.from(JSON.stringify(stored)));
+    await state.pageDone(payload, payload.page);
+    return { kind: 'page', page: payload.page, resultSha256: blob.sha256 };
+  },
+  async onGaveUp(payload, { state }) {
+    await state.pageDone(payload, payload.page);
+  },
+};
+
+const ENGINE = { parser: 'tesseract.js', version: TESSERACT_VERSION };
+
+async function recognize(ctx: StageContext, pgm: Buffer, lang: string): Promise<OcrPage> {
+  try {
+    return await ctx.ocr!.recognize(pgm, { lang });
+  } catch (error) {
+    if (error instanceof OcrError && PERMANENT_OCR_ERRORS.has(error.code)) throw new PermanentFailure(`ocr_${error.code}`, error.message);
+    throw error;
+  }
+}
+
+const PERMANENT_OCR_ERRORS = new Set<string>(['language_data_missing', 'language_data_invalid', 'invalid_language', 'invalid_image']);
+
+function renderFailure(failures: Record<string, string>): PermanentFailure {
+  const reason = Object.values(failures)[0] ?? 'render_failed: the page could not be rendered';
+  const coded = /^([a-z_]+): (.*)$/s.exec(reason);
+  return new PermanentFailure(coded?.[1] ?? 'render_failed', coded?.[2] ?? reason);
+}
+
+function toPageUnits(bbox: { x0: number; y0: number; x1: number; y1: number }, rendered: RenderedPageRefs): [number, number, number, number] {
+  const k = rendered.pixelsPerUnit > 0 ? 1 / rendered.pixelsPerUnit : 1;
+  const round = (v: number) => Math.round(v * k * 10) / 10;
+  return [round(bbox.x0), round(bbox.y0), round(bbox.x1), round(bbox.y1)];
+}

@@ -1,0 +1,29 @@
+import { PermanentFailure } from '../failures.js';
+import type { RenderedPageRefs } from '../render-task.js';
+import type { StageHandler } from '../stage.js';
+
+/**
+ * render: one page of a scanned PDF (or the uploaded image) → pixels for OCR plus the page image
+ * and preview assets, in a render thread. Its return value (blob references, never pixels) is
+ * read by its parent, the page's OCR job.
+ */
+export const renderStage: StageHandler<'render'> = {
+  stage: 'render',
+  phase: 'ocr',
+  needs: ['renderPool'],
+  failureOwner: 'parent',
+  async handle(payload, { renderPool, storage, config }): Promise<RenderedPageRefs> {
+    if (!renderPool) throw new Error('render needs the render pool');
+    if (!(await storage.blobs.has(payload.source.sha256))) {
+      throw new PermanentFailure('source_missing', 'The uploaded file is no longer stored; upload it again.');
+    }
+    return renderPool.render({
+      blobRoot: storage.blobs.root,
+      path: storage.blobs.pathOf(payload.source.sha256),
+      kind: payload.kind,
+      page: payload.page,
+      dpi: config.ocr.renderDpi,
+      maxPixels: config.limits.maxImagePixels,
+    });
+  },
+};

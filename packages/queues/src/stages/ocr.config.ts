@@ -1,0 +1,24 @@
+import { ocrPayload } from '../payloads.js';
+import type { QueueDefinition } from '../definition.js';
+
+/**
+ * ocr: one rendered page → text, confidence, line and word boxes (tesseract.js, offline).
+ *
+ * - attempts 3, exponential backoff from 1 s: a crashed tesseract worker is replaced and the page
+ *   tried again; missing language data fails at once (`ocr_language_unavailable`).
+ * - lockDuration 60 s: tesseract runs in its own worker threads, the event loop stays free; a page
+ *   takes ~1–3 s, the lock only matters when the process dies (takeover ≈ 90 s at worst).
+ * - maxStalledCount 2, maxStartedAttempts 5, retention as for render.
+ * - concurrency per process = OCR_CONCURRENCY warm workers (≈110 MB each); scale with processes.
+ */
+export const ocrQueue = {
+  name: 'ocr',
+  payload: ocrPayload,
+  jobOptions: {
+    attempts: 3,
+    backoff: { type: 'exponential', delay: 1_000, jitter: 0.5 },
+    removeOnComplete: { age: 3_600, count: 5_000 },
+    removeOnFail: { age: 7 * 86_400, count: 10_000 },
+  },
+  worker: { lockDuration: 60_000, stalledInterval: 30_000, maxStalledCount: 2, maxStartedAttempts: 5 },
+} as const satisfies QueueDefinition<typeof ocrPayload>;
