@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { readFile } from 'node:fs/promises';
-import { containsSnippet, corpusManifest, fixturePath } from '@readpack/testing';
+import { Queue } from 'bullmq';
+import { bullPrefix } from '@readpack/queues';
+import { connectTestRedis, containsSnippet, corpusManifest, fixturePath } from '@readpack/testing';
 import { pollUntilTerminal, startPipeline, upload, type Pipeline } from './harness.js';
 
 let pipeline: Pipeline;
@@ -65,6 +67,42 @@ describe('status contract', () => {
     const res = await upload(base, [{ name: 'secret.pdf', data: await readFile(fixturePath('libreoffice-writer-password.pdf')) }]);
     const { jobId } = (await res.json()) as { jobId: string };
     expect((await pollUntilTerminal(base, jobId)).at(-1)).toMatchObject({ status: 'failed', error: { code: 'encrypted_document' } });
+  });
+
+  it('an encrypted PDF with its password parses; a wrong password fails encrypted_document; neither is stored', async () => {
+    const pdf = await readFile(fixturePath('libreoffice-writer-password.pdf'));
+    const send = async (password: string) => {
+      const form = new FormData();
+      form.append('password', password);
+      form.append('file', new Blob([pdf]), 'secret.pdf');
+      const res = await fetch(`${base}/api/files`, { method: 'POST', body: form });
+      expect(res.status).toBe(202);
+      return ((await res.json()) as { jobId: string }).jobId;
+    };
+    const right = await send('openpassword');
+    expect((await pollUntilTerminal(base, right)).at(-1)).toMatchObject({ status: 'done' });
+    const pkg = (await (await fetch(`${base}/api/files/job/${right}/package`)).json()) as { text: string };
+    expect(pkg.text.trim().length).toBeGreaterThan(0);
+    const wrong = await send('not-the-password');
+    expect(wrong).not.toBe(right); // the password is part of the dedup identity (as a keyed hash)
+    expect((await pollUntilTerminal(base, wrong)).at(-1)).toMatchObject({ status: 'failed', error: { code: 'encrypted_document' } });
+
+    // In Redis the password exists only sealed: not in the queue payload, not in the record.
+    const redis = connectTestRedis();
+    const queue = new Queue('extract', { connection: redis, prefix: bullPrefix(pipeline.config.redis.prefix) });
+    try {
+      const job = await queue.getJob(wrong);
+      expect(job?.data.secrets?.password).toMatch(/^v1\./);
+      for (const key of await redis.keys(`${pipeline.config.redis.prefix}*`)) {
+        const type = await redis.type(key);
+        const dump = type === 'hash' ? JSON.stringify(await redis.hgetall(key)) : type === 'string' ? ((await redis.get(key)) ?? '') : '';
+        expect(dump).not.toContain('not-the-password');
+        expect(dump).not.toContain('openpassword');
+      }
+    } finally {
+      await queue.close();
+      await redis.quit();
+    }
   });
 
   it('a batch of two reports completed 2 of 2', async () => {

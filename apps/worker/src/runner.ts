@@ -6,6 +6,7 @@ import { jobLogger, PROCESS_IDENTITY, type Logger } from '@readpack/logging';
 import { openStorage } from '@readpack/package-store';
 import { bullPrefix, jobOptionOverrides, leaseSettings, QueueProducer, QUEUES } from '@readpack/queues';
 import { OcrEngine } from '@readpack/ocr';
+import { openSecretBox } from '@readpack/secrets';
 import { createConsumerConnection } from '@readpack/redis';
 import { DeadLetterWriter, startDeadLetterWorker } from './dead-letters.js';
 import { classify, type Classified } from './failures.js';
@@ -68,6 +69,7 @@ export async function startConsumer(stage: Stage, config: Config, logger: Logger
     services.ocr = new OcrEngine({ tessdataDir: config.ocr.tessdataDir, concurrency, languages: [config.ocr.defaultLang] });
   }
   if (handler.needs.includes('mineru')) services.mineru = mineruClientFrom(config);
+  if (handler.needs.includes('secrets')) services.secrets = await openSecretBox(resolve(config.dataDir));
   if (handler.configureQueue) {
     const queue = new Queue(QUEUES[stage].name, { connection, prefix: bullPrefix(config.redis.prefix) });
     await handler.configureQueue(queue, config);

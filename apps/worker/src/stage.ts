@@ -6,12 +6,13 @@ import type { MinerUClient } from '@readpack/mineru-client';
 import type { Storage } from '@readpack/package-store';
 import type { PayloadOf, QueueProducer } from '@readpack/queues';
 import type { OcrEngine } from '@readpack/ocr';
+import type { SecretBox } from '@readpack/secrets';
 import type { Classified } from './failures.js';
 import type { ParsePool } from './parse-pool.js';
 import type { RenderPool } from './render-pool.js';
 
 /** Heavy or external resources a stage may need; the runner creates only what its stage declares. */
-export type StageNeed = 'parsePool' | 'renderPool' | 'ocr' | 'mineru';
+export type StageNeed = 'parsePool' | 'renderPool' | 'ocr' | 'mineru' | 'secrets';
 
 /** What a stage handler gets besides its payload. */
 export interface StageServices {
@@ -23,6 +24,7 @@ export interface StageServices {
   renderPool?: RenderPool;
   ocr?: OcrEngine;
   mineru?: MinerUClient;
+  secrets?: SecretBox;
 }
 
 export interface StageContext extends StageServices {

@@ -39,11 +39,24 @@ export const documentOptions = z
   })
   .strict();
 
-export const extractPayload = z.object({ ...jobRef, source: sourceRef, options: documentOptions }).strict();
+/**
+ * Secrets the consumer needs, sealed (AES-GCM, @readpack/secrets) with the job id as context: Redis
+ * and Bull Board only ever see ciphertext. Today: the user password of an encrypted PDF.
+ */
+export const sealedSecrets = z.object({ password: z.string().max(1_000).optional() }).strict();
+
+export const extractPayload = z.object({ ...jobRef, source: sourceRef, options: documentOptions, secrets: sealedSecrets.optional() }).strict();
 
 /** One page to render (a PDF page, or the uploaded image itself) into pixels for OCR. */
 export const renderPayload = z
-  .object({ ...jobRef, source: sourceRef, options: documentOptions, page: z.number().int().nonnegative(), kind: z.enum(['pdf-page', 'image']) })
+  .object({
+    ...jobRef,
+    source: sourceRef,
+    options: documentOptions,
+    secrets: sealedSecrets.optional(),
+    page: z.number().int().nonnegative(),
+    kind: z.enum(['pdf-page', 'image']),
+  })
   .strict();
 
 /** One rendered page to read; its render child's return value says where the pixels are. */

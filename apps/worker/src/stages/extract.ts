@@ -3,6 +3,7 @@ import { TESSERACT_VERSION } from '@readpack/ocr';
 import type { ParsedDocument } from '@readpack/parsers';
 import { chooseEngine } from '../engine-choice.js';
 import { pagesNeedingOcr } from '../ocr-routing.js';
+import { pdfPassword } from '../secrets.js';
 import type { Extraction } from '../extraction.js';
 import { PermanentFailure } from '../failures.js';
 import type { StageContext, StageHandler } from '../stage.js';
@@ -17,7 +18,7 @@ import type { StageContext, StageHandler } from '../stage.js';
 export const extractStage: StageHandler<'extract'> = {
   stage: 'extract',
   phase: 'extract',
-  needs: ['parsePool'],
+  needs: ['parsePool', 'secrets'],
   failureOwner: 'job',
   async handle(payload, ctx) {
     const { storage, producer, state, logger, config } = ctx;
@@ -26,7 +27,11 @@ export const extractStage: StageHandler<'extract'> = {
     }
     const isImage = payload.source.mediaType.startsWith('image/');
     const extraction =
-      payload.options.engine === 'mineru' ? undefined : isImage ? await imageExtraction(ctx) : await extractLocally(payload.source.sha256, payload.source.mediaType, ctx);
+      payload.options.engine === 'mineru'
+        ? undefined
+        : isImage
+          ? await imageExtraction(ctx)
+          : await extractLocally(payload.source.sha256, payload.source.mediaType, pdfPassword(ctx.secrets, payload.secrets?.password, payload.jobId), ctx);
     const engine = chooseEngine(payload.options, extraction?.document, payload.source.mediaType, config);
     const ref = jobRefFields(payload);
     const children: FlowChild[] = [];
@@ -38,8 +43,10 @@ export const extractStage: StageHandler<'extract'> = {
       const kind = isImage ? 'image' : 'pdf-page';
       for (const page of ocrPages) {
         const pagePayload = { ...ref, source: payload.source, options: payload.options, page };
-        // render runs first (the child), then ocr (its parent) reads the pixels it stored.
-        children.push({ name: 'ocr', part: `p${page}`, payload: pagePayload, children: [{ name: 'render', part: `p${page}`, payload: { ...pagePayload, kind } }] });
+        // render runs first (the child), then ocr (its parent) reads the pixels it stored. Only
+        // render opens the PDF, so only render gets the (still sealed) password.
+        const renderPayload = { ...pagePayload, kind, ...(payload.secrets ? { secrets: payload.secrets } : {}) };
+        children.push({ name: 'ocr', part: `p${page}`, payload: pagePayload, children: [{ name: 'render', part: `p${page}`, payload: renderPayload }] });
       }
     }
     logger.info('extracted', { engine, ocrPages: ocrPages.length, children: children.length, ...extraction?.summary });
@@ -62,9 +69,10 @@ async function imageExtraction({ storage }: StageContext) {
   return { sha256: stored.sha256, document, summary: { parser: 'image', pages: 1 } };
 }
 
-async function extractLocally(sha256: string, mediaType: string, { storage, parsePool, config }: StageContext) {
+async function extractLocally(sha256: string, mediaType: string, password: string | undefined, { storage, parsePool, config }: StageContext) {
   if (!parsePool) throw new Error('extract needs the parse pool');
-  const parsed = await parsePool.parse({ path: storage.blobs.pathOf(sha256), mediaType }, { maxPages: config.limits.maxPages });
+  const input = { path: storage.blobs.pathOf(sha256), mediaType, ...(password === undefined ? {} : { password }) };
+  const parsed = await parsePool.parse(input, { maxPages: config.limits.maxPages });
   const images = [];
   for (const image of parsed.images) {
     const { sha256: imageSha, size } = await storage.blobs.putBuffer(image.data);

@@ -1,6 +1,9 @@
 import { PermanentFailure } from '../failures.js';
 import type { RenderedPageRefs } from '../render-task.js';
+import { pdfPassword } from '../secrets.js';
 import type { StageHandler } from '../stage.js';
+
+const passwordField = (password: string | undefined) => (password === undefined ? {} : { password });
 
 /**
  * render: one page of a scanned PDF (or the uploaded image) → pixels for OCR plus the page image
@@ -10,9 +13,9 @@ import type { StageHandler } from '../stage.js';
 export const renderStage: StageHandler<'render'> = {
   stage: 'render',
   phase: 'ocr',
-  needs: ['renderPool'],
+  needs: ['renderPool', 'secrets'],
   failureOwner: 'parent',
-  async handle(payload, { renderPool, storage, config }): Promise<RenderedPageRefs> {
+  async handle(payload, { renderPool, storage, config, secrets }): Promise<RenderedPageRefs> {
     if (!renderPool) throw new Error('render needs the render pool');
     if (!(await storage.blobs.has(payload.source.sha256))) {
       throw new PermanentFailure('source_missing', 'The uploaded file is no longer stored; upload it again.');
@@ -24,6 +27,7 @@ export const renderStage: StageHandler<'render'> = {
       page: payload.page,
       dpi: config.ocr.renderDpi,
       maxPixels: config.limits.maxImagePixels,
+      ...passwordField(pdfPassword(secrets, payload.secrets?.password, payload.jobId)),
     });
   },
 };
