@@ -361,6 +361,10 @@ interface MemoryResult {
   memoryUsageMin: number;
   memoryUsageMax: number;
   usedMemoryDeltaPerRecord: number;
+  /** How Redis stores the record, and why (fields longer than hash-max-listpack-value force a hashtable). */
+  encoding: string;
+  listpackValueLimit: number | undefined;
+  longFields: string[];
 }
 
 async function usedMemory(redis: Redis): Promise<number> {
@@ -384,12 +388,22 @@ async function memoryPerRecord(redis: Redis, prefix: string): Promise<MemoryResu
   for (let i = 0; i < ids.length && usages.length < settings.memorySample; i += step) {
     usages.push(Number(await redis.call('MEMORY', 'USAGE', state.jobKey(ids[i]!), 'SAMPLES', '0')));
   }
+  const sampleKey = state.jobKey(ids[0]!);
+  // CONFIG may be disabled on a managed Redis: then the limit is simply not reported.
+  const limitReply = (await redis.config('GET', 'hash-max-listpack-value').catch(() => [])) as string[];
+  const listpackValueLimit = limitReply[1] === undefined ? undefined : Number(limitReply[1]);
+  const fields = await redis.hgetall(sampleKey);
   return {
     records: ids.length,
     memoryUsageMean: usages.reduce((a, b) => a + b, 0) / usages.length,
     memoryUsageMin: Math.min(...usages),
     memoryUsageMax: Math.max(...usages),
     usedMemoryDeltaPerRecord: (after - before) / ids.length,
+    encoding: String(await redis.object('ENCODING', sampleKey)),
+    listpackValueLimit,
+    longFields: Object.entries(fields)
+      .filter(([, value]) => listpackValueLimit !== undefined && Buffer.byteLength(value) > listpackValueLimit)
+      .map(([field, value]) => `\`${field}\` ${Buffer.byteLength(value)} B`),
   };
 }
 
@@ -401,7 +415,8 @@ function render(variants: Variant[], memory: MemoryResult, environment: string, 
   const lines = [
     `Run ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on \`${hostname()}\`: ${environment}.`,
     `autocannon, ${settings.connections} connections, ${settings.rounds} rounds × ${settings.durationS} s per route after ${settings.warmupS} s warm-up, routes interleaved`,
-    `within each round; medians over rounds. Servers, ${redisNote} and autocannon share the machine (other work ran on it too).`,
+    `within each round; medians over rounds. Servers, ${redisNote} and autocannon share the machine (other work ran on it too);`,
+    'with two server processes they oversubscribe the two cores, so the load generator caps every route alike and throughput ratios there understate the server-side cost.',
     'The record is a real `done` job written by JobStateStore. "× hello-world" is the median of the per-round throughput ratios;',
     '"by CPU" compares server CPU time per request instead, which other load on the machine hardly disturbs.',
     '',
@@ -438,6 +453,12 @@ function render(variants: Variant[], memory: MemoryResult, environment: string, 
     '| --- | ---: | --- |',
     `| \`MEMORY USAGE <key> SAMPLES 0\`, mean of ${settings.memorySample} keys (min ${fmt(memory.memoryUsageMin)}, max ${fmt(memory.memoryUsageMax)}) | ${fmt(memory.memoryUsageMean)} | ${met(memory.memoryUsageMean)} |`,
     `| \`INFO memory\` used_memory delta ÷ ${fmt(memory.records)} (includes the expiry entry and dict growth) | ${fmt(memory.usedMemoryDeltaPerRecord)} | ${met(memory.usedMemoryDeltaPerRecord)} |`,
+
+    '',
+    `Encoding of a record: \`${memory.encoding}\`` +
+      (memory.longFields.length > 0
+        ? ` — ${memory.longFields.join(' and ')} exceed hash-max-listpack-value (${memory.listpackValueLimit} B), so Redis stores each record as a hashtable instead of a compact listpack.`
+        : '.'),
   );
   return lines.join('\n');
 }

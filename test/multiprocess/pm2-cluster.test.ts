@@ -8,6 +8,7 @@ import { findFreePort } from '../../apps/supervisor/src/redis-server.js';
 import { freshRequest, waitForHealthy } from '../support/fresh-http.js';
 import { failedPolls, pollFresh, type Poll } from '../support/fresh-polling.js';
 import { Pm2, type Pm2Process } from '../support/pm2.js';
+import { killPids, processesWithEnv } from '../support/procfs.js';
 import { serviceEnv } from '../support/env.js';
 import { builtScript } from '../support/service-process.js';
 import { uploadBatch, uploadFixture } from '../support/uploads.js';
@@ -73,19 +74,27 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await pm2?.kill();
+  // Should pm2's daemon have died first, its apps would outlive it: they all carry the prefix.
+  killPids(processesWithEnv('READPACK_PREFIX', prefix));
   const redis = connectTestRedis();
   await deleteKeysWithPrefix(redis, prefix);
   await redis.quit();
   if (dataDir) await rm(dataDir, { recursive: true, force: true });
 }, 60_000);
 
-function expectSpreadOverApiWorkers(polls: Poll[]): void {
-  expect(failedPolls(polls)).toEqual([]);
+/** pm2's own log and the apps' logs: shown with a failure, since the processes are gone by then. */
+async function pm2Logs(): Promise<string> {
+  return `${(await pm2!.daemonLog()).slice(-3_000)}\n${await pm2!.logs()}`;
+}
+
+async function expectSpreadOverApiWorkers(polls: Poll[]): Promise<void> {
   expect(polls.length).toBeGreaterThanOrEqual(MIN_POLLS);
   const pids = new Set(polls.map((p) => p.pid));
+  // Every answer is a 200 from one of pm2's API workers, none from a process restarted meanwhile.
+  const problems = { failed: failedPolls(polls), fromUnknownPids: [...pids].filter((pid) => !apiPids.includes(pid)) };
+  const logs = problems.failed.length + problems.fromUnknownPids.length > 0 ? await pm2Logs() : '';
+  expect({ ...problems, logs }).toEqual({ failed: [], fromUnknownPids: [], logs: '' });
   expect(pids.size).toBeGreaterThanOrEqual(2);
-  // Every answer came from one of pm2's API workers, none from a process restarted meanwhile.
-  for (const pid of pids) expect(apiPids).toContain(pid);
 }
 
 async function expectPackageWithSnippets(jobId: string, fixture: string): Promise<void> {
@@ -115,7 +124,7 @@ describe(`pm2 cluster mode, ${API_INSTANCES} API workers`, () => {
       minPolls: MIN_POLLS,
       timeoutMs: 90_000,
     });
-    expectSpreadOverApiWorkers(polls);
+    await expectSpreadOverApiWorkers(polls);
     expect(last).toMatchObject({ jobId, status: 'done' });
     await expectPackageWithSnippets(jobId, fixture);
   }, 120_000);
@@ -127,13 +136,23 @@ describe(`pm2 cluster mode, ${API_INSTANCES} API workers`, () => {
       minPolls: MIN_POLLS,
       timeoutMs: 90_000,
     });
-    expectSpreadOverApiWorkers(polls);
+    await expectSpreadOverApiWorkers(polls);
     expect(last).toMatchObject({ status: 'done', total: 2, completed: 2, failed: 0 });
     for (const file of last!.files) await expectPackageWithSnippets(file.jobId, file.name);
   }, 120_000);
 
   it('no pm2 process restarted while serving', async () => {
     const now = await pm2!.list();
-    expect(now.filter((p) => p.restarts > 0 || p.status !== 'online').map((p) => `${p.name} ${p.pid} ${p.status} ↺${p.restarts}`)).toEqual([]);
+    const restarted = now.filter((p) => p.restarts > 0 || p.status !== 'online').map((p) => `${p.name} ${p.pid} ${p.status} ↺${p.restarts}`);
+    expect({ restarted, logs: restarted.length > 0 ? await pm2Logs() : '' }).toEqual({ restarted: [], logs: '' });
   }, 30_000);
+
+  // Last: it stops everything. pm2 stops apps with SIGINT and SIGKILLs them after kill_timeout;
+  // every app must drain and exit 0 on that SIGINT by itself.
+  it('pm2 stop: every app exits with code 0 on the SIGINT pm2 sends', async () => {
+    await pm2!.run(['stop', 'all']);
+    const log = await pm2!.daemonLog();
+    const unclean = started.filter((p) => !log.includes(`App [${p.name}:${p.id}] exited with code [0] via signal [SIGINT]`));
+    expect({ unclean: unclean.map((p) => `${p.name}:${p.id}`), log: unclean.length > 0 ? log.slice(-3_000) : '' }).toEqual({ unclean: [], log: '' });
+  }, 60_000);
 });

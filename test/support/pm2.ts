@@ -9,6 +9,8 @@ import { killPids, processesWithEnv } from './procfs.js';
 const run = promisify(execFile);
 
 export interface Pm2Process {
+  /** pm2's own id (pm_id), as its daemon log names apps: `[name:id]`. */
+  id: number;
   name: string;
   pid: number;
   status: string;
@@ -17,6 +19,7 @@ export interface Pm2Process {
 }
 
 interface JlistEntry {
+  pm_id: number;
   name: string;
   pid: number;
   pm2_env: { status: string; exec_mode: string; restart_time: number };
@@ -48,7 +51,12 @@ export class Pm2 {
   async list(): Promise<Pm2Process[]> {
     const stdout = await this.run(['jlist']);
     const entries = JSON.parse(stdout.slice(stdout.indexOf('['))) as JlistEntry[];
-    return entries.map((e) => ({ name: e.name, pid: e.pid, status: e.pm2_env.status, execMode: e.pm2_env.exec_mode, restarts: e.pm2_env.restart_time }));
+    return entries.map((e) => ({ id: e.pm_id, name: e.name, pid: e.pid, status: e.pm2_env.status, execMode: e.pm2_env.exec_mode, restarts: e.pm2_env.restart_time }));
+  }
+
+  /** The daemon's own log: starts, restarts, and how each app exited. */
+  async daemonLog(): Promise<string> {
+    return readFile(join(this.home, 'pm2.log'), 'utf8').catch(() => '');
   }
 
   /** The tail of every app log pm2 kept, for a failure message. */

@@ -116,6 +116,8 @@ function finish(): void {
 
 process.on('SIGTERM', shutdown);
 process.on('SIGINT', shutdown);
+// Started by `npm start` with an IPC channel: if the supervisor dies (even SIGKILL), stop too.
+if (process.send) process.on('disconnect', () => shutdown('SIGTERM'));
 
 logger.info('starting API workers', { instances: slots.length, listenHost: config.http.host, listenPort: config.http.port });
 for (const slot of slots) fork(slot);

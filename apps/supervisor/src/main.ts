@@ -6,7 +6,7 @@ import { ConfigError, STAGES, loadConfig, type Config } from '@readpack/config';
 import { createLogger } from '@readpack/logging';
 import { acquirePidLock } from './pid-lock.js';
 import { ProcessSupervisor } from './process-supervisor.js';
-import { ensureRedisServer, findFreePort, privateRedisSpec, waitForRedis } from './redis-server.js';
+import { ensureRedisServer, findFreePort, privateRedisSpec, stopStaleRedis, waitForRedis } from './redis-server.js';
 
 /**
  * `npm start`: everything on one machine, the way PM2 would run it, without PM2 — a private
@@ -94,6 +94,7 @@ async function startPrivateRedis(env: NodeJS.ProcessEnv): Promise<string | undef
     process.exit(1);
   }
   cleanups.push(lock.release);
+  await stopStaleRedis(dir, (line) => logger.warn(line));
 
   // A Redis that dies before answering (corrupt AOF, port taken) would only be restarted in a
   // loop: give up on the first death during start-up and show why.
@@ -136,13 +137,14 @@ async function main(): Promise<void> {
   }
   if (shutdownRequested.signal.aborted) return;
 
-  supervisor.start({ name: 'api', command: process.execPath, args: [API_CLUSTER], env });
+  supervisor.start({ name: 'api', command: process.execPath, args: [API_CLUSTER], env, ipc: true });
   for (const stage of STAGES) {
     for (let i = 1; i <= config.stages[stage].consumers; i += 1) {
       supervisor.start({
         name: `${stage}-${i}`,
         command: process.execPath,
         args: [WORKER_MAIN, stage],
+        ipc: true,
         env: { ...env, READPACK_STAGE: stage },
       });
     }

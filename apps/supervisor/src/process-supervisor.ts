@@ -12,6 +12,11 @@ export interface ProcessSpec {
   cwd?: string;
   stdio?: 'inherit' | 'ignore';
   /**
+   * Adds an IPC channel: the child sees it close (`disconnect`) when the supervisor dies, even by
+   * SIGKILL, and can stop instead of running on as an orphan nobody supervises.
+   */
+  ipc?: boolean;
+  /**
    * `always` (default) restarts after any exit, like PM2: a long-running service that exits with 0
    * has still stopped serving. `on-failure` leaves a clean exit (code 0, no signal) alone.
    */
@@ -173,7 +178,7 @@ export class ProcessSupervisor extends EventEmitter<SupervisorEvents> {
       child = spawn(spec.command, spec.args ?? [], {
         env: spec.env ?? process.env,
         cwd: spec.cwd,
-        stdio: spec.stdio ?? 'inherit',
+        stdio: spec.ipc ? [spec.stdio ?? 'inherit', spec.stdio ?? 'inherit', spec.stdio ?? 'inherit', 'ipc'] : (spec.stdio ?? 'inherit'),
         detached: this.ownProcessGroups,
       });
     } catch (err) {

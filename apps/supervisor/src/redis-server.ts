@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { accessSync, constants, mkdirSync } from 'node:fs';
+import { accessSync, constants, mkdirSync, readFileSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { delimiter, join } from 'node:path';
 import type { ProcessSpec } from './process-supervisor.js';
@@ -103,6 +103,11 @@ export function privateRedisArgs(port: number, dir: string): string[] {
     '--maxmemory-policy', 'noeviction',
     '--save', '',
     '--daemonize', 'no',
+    // Job records hold a few values over Redis' default 64 bytes (a media type, a result pointer):
+    // 512 keeps them in the compact listpack encoding, about half the memory of a hashtable.
+    '--hash-max-listpack-value', '512',
+    // A supervisor killed with SIGKILL cannot stop its Redis: the next start finds it by this file.
+    '--pidfile', join(dir, 'redis.pid'),
   ];
 }
 
@@ -181,4 +186,31 @@ export async function waitForRedis(
       }
     });
   }
+}
+
+/**
+ * A redis-server that an earlier `npm start` left behind (its supervisor was SIGKILLed and could
+ * not stop it) still owns `dir`'s AOF. Two servers on one AOF would corrupt it: stop the old one
+ * (SIGTERM, so it flushes) before starting anew. Only a process that is a redis-server is touched.
+ */
+export async function stopStaleRedis(dir: string, log: (message: string) => void): Promise<void> {
+  const pidFile = join(dir, 'redis.pid');
+  let pid: number;
+  try {
+    pid = Number(readFileSync(pidFile, 'utf8').trim());
+  } catch {
+    return; // no earlier server left a pid file
+  }
+  const isRedis = () => {
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('redis-server');
+    } catch {
+      return false;
+    }
+  };
+  if (!Number.isInteger(pid) || pid <= 0 || !isRedis()) return;
+  log(`stopping redis-server ${pid} left running by an earlier start`);
+  process.kill(pid, 'SIGTERM');
+  for (let waited = 0; isRedis() && waited < 15_000; waited += 100) await new Promise((r) => setTimeout(r, 100));
+  if (isRedis()) process.kill(pid, 'SIGKILL');
 }

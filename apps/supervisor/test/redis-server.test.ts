@@ -13,8 +13,11 @@ import {
   pingRedis,
   privateRedisArgs,
   privateRedisSpec,
+  stopStaleRedis,
   waitForRedis,
 } from '../src/redis-server.js';
+import { spawn } from 'node:child_process';
+import { waitFor } from '@readpack/testing';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 
@@ -129,7 +132,26 @@ describe('private redis-server', () => {
       '--maxmemory-policy': 'noeviction',
       '--save': '',
       '--daemonize': 'no',
+      '--hash-max-listpack-value': '512',
+      '--pidfile': '/tmp/x/redis.pid',
     });
+  });
+
+  it('stops a redis-server that an earlier start left running on the same directory', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'readpack-stale-redis-'));
+    const port = await findFreePort();
+    const stale = spawn('redis-server', privateRedisArgs(port, dir), { stdio: 'ignore' });
+    try {
+      await waitForRedis(port, { timeoutMs: 10_000 });
+      await waitFor(async () => (existsSync(join(dir, 'redis.pid')) ? true : undefined), { what: 'the pid file' });
+      const exited = new Promise((r) => stale.once('exit', r));
+      await stopStaleRedis(dir, () => undefined);
+      await exited;
+      expect(await pingRedis(port)).toBe(false);
+    } finally {
+      stale.kill('SIGKILL');
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('pingRedis is false when nothing listens', async () => {

@@ -31,6 +31,9 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+  // Started by `npm start` (or PM2) with an IPC channel: when the parent dies, stop rather than
+  // run on unsupervised. The job in hand finishes or is taken over; nothing is lost.
+  if (process.send) process.on('disconnect', () => stop('parent gone'));
 }
 
 main().catch((error: unknown) => {

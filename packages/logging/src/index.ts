@@ -15,7 +15,7 @@ export function createLogger(options: { level?: string; component: string }): Lo
   return winston.createLogger({
     level: options.level ?? 'info',
     defaultMeta: { host: hostname(), pid: process.pid, component: options.component },
-    format: winston.format.combine(redactSecrets(), winston.format.timestamp(), winston.format.errors({ stack: true }), winston.format.json()),
+    format: winston.format.combine(redactSecrets(), serializeErrors(), winston.format.timestamp(), winston.format.errors({ stack: true }), winston.format.json()),
     transports: [new winston.transports.Console()],
   });
 }
@@ -26,6 +26,17 @@ export function jobLogger(logger: Logger, context: { jobId: string; stage: strin
 }
 
 const SECRET_KEYS = /^(authorization|password|passwd|secret|token|api[-_]?key|cookie)$/i;
+
+/** `logger.error('…', { error })` would print `{}`: JSON drops an Error's own fields. */
+const serializeErrors = winston.format((info) => {
+  for (const [key, value] of Object.entries(info)) {
+    if (value instanceof Error) {
+      const code = (value as { code?: unknown }).code;
+      info[key] = { name: value.name, message: value.message, stack: value.stack, ...(code === undefined ? {} : { code }) };
+    }
+  }
+  return info;
+});
 
 const redactSecrets = winston.format((info) => {
   for (const key of Object.keys(info)) {

@@ -25,6 +25,8 @@ export function createProducerConnection(settings: RedisSettings, name = 'readpa
     maxRetriesPerRequest: 1,
     commandTimeout: settings.commandTimeoutMs,
     connectTimeout: Math.max(settings.commandTimeoutMs, 2_000),
+    // Concurrent status requests share round trips: measured 20 → 5 µs of Redis CPU per request.
+    enableAutoPipelining: true,
     retryStrategy: reconnectBackoff,
   };
   return new Redis(settings.url, options);
