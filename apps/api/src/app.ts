@@ -27,8 +27,9 @@ export function createApp(ctx: ApiContext): Express {
   app.use(smallBodiesOnly(isUploadRequest));
   app.use(healthRouter(ctx));
   app.use('/api', authenticate(ctx.keys));
-  app.use(filesRouter(ctx));
+  // Status first: polling is by far the most frequent request.
   app.use(statusRouter(ctx));
+  app.use(filesRouter(ctx));
   app.use(packagesRouter(ctx));
   app.use((req, _res, next) => next(new ApiError(404, 'route_not_found', `No route for ${req.method} ${req.path}.`)));
   app.use(errorHandler(ctx.logger, ctx.config.limits.maxUploadBytes));

@@ -3,7 +3,7 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Queue } from 'bullmq';
 import { bullPrefix } from '@readpack/queues';
-import { connectTestRedis } from '@readpack/testing';
+import { connectTestRedis, waitFor } from '@readpack/testing';
 import type { Redis } from 'ioredis';
 import { startPipeline, upload, type Pipeline } from '../../../test/harness.js';
 
@@ -29,7 +29,8 @@ const ELF = Buffer.concat([Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0x02, 0x01, 0x01
 async function nothingStored(): Promise<void> {
   expect(await extractQueue.count()).toBe(0);
   expect(await redis.keys(`${pipeline.config.redis.prefix}:job:*`)).toEqual([]);
-  expect(await readdir(join(pipeline.config.dataDir, 'blobs', '.tmp'))).toEqual([]);
+  // Multer removes a refused part's spool file as it aborts; allow that removal to land.
+  await waitFor(async () => ((await readdir(join(pipeline.config.dataDir, 'blobs', '.tmp'))).length === 0 ? true : undefined), { timeoutMs: 5_000, what: 'an empty spool' });
   const shards = (await readdir(join(pipeline.config.dataDir, 'blobs'))).filter((d) => d !== '.tmp');
   expect(shards).toEqual([]);
 }
@@ -109,7 +110,9 @@ describe('admin', () => {
     const res = await fetch(`${pipeline.api.url}/admin/queues/api/queues`);
     expect(res.status).toBe(200);
     const body = (await res.json()) as { queues: { name: string }[] };
-    expect(body.queues.map((q) => q.name).sort()).toEqual(['assemble', 'assemble-dlq', 'extract', 'extract-dlq', 'maintenance', 'mineru', 'mineru-dlq']);
+    expect(body.queues.map((q) => q.name).sort()).toEqual(
+      ['assemble', 'assemble-dlq', 'extract', 'extract-dlq', 'maintenance', 'mineru', 'mineru-dlq', 'ocr', 'ocr-dlq', 'render', 'render-dlq'],
+    );
   });
 });
 

@@ -1,7 +1,7 @@
 import { Piscina } from 'piscina';
 import { DocumentError, type ParsedDocument, type ParseInput, type ParseOptions } from '@readpack/parsers';
 import type { ParseOutcome, ParseTask } from './parse-task.js';
-import { compiledSibling } from './task-files.js';
+import { compiledSibling, runWithDeadline } from './task-files.js';
 
 /**
  * Parsers run in worker threads, never on the consumer's event loop: a 117-page PDF or a large
@@ -25,8 +25,8 @@ export class ParsePool {
   }
 
   async parse(input: ParseInput, options: ParseOptions = {}): Promise<ParsedDocument> {
-    const task: ParseTask = { input, options };
-    const outcome = (await this.pool.run(task, { signal: AbortSignal.timeout(this.timeoutMs) })) as ParseOutcome;
+    const task: Omit<ParseTask, 'started'> = { input, options };
+    const outcome = await runWithDeadline<ParseOutcome>(this.pool, task, this.timeoutMs);
     if (!outcome.ok) throw new DocumentError(outcome.code, outcome.message);
     return outcome.document;
   }

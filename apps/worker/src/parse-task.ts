@@ -1,3 +1,5 @@
+import type { MessagePort } from 'node:worker_threads';
+import { signalStarted } from './task-files.js';
 import { DocumentError, parseDocument, type DocumentErrorCode, type ParsedDocument, type ParseInput, type ParseOptions } from '@readpack/parsers';
 
 /**
@@ -9,9 +11,11 @@ export type ParseOutcome = { ok: true; document: ParsedDocument } | { ok: false;
 export interface ParseTask {
   input: ParseInput;
   options: ParseOptions;
+  started?: MessagePort;
 }
 
-export default async function parseTask({ input, options }: ParseTask): Promise<ParseOutcome> {
+export default async function parseTask({ input, options, started }: ParseTask): Promise<ParseOutcome> {
+  signalStarted(started);
   try {
     return { ok: true, document: await parseDocument(input, options) };
   } catch (error) {

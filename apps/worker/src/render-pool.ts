@@ -1,6 +1,6 @@
 import { Piscina } from 'piscina';
 import { PermanentFailure } from './failures.js';
-import { compiledSibling } from './task-files.js';
+import { compiledSibling, runWithDeadline } from './task-files.js';
 import type { RenderedPageRefs, RenderOutcome, RenderTask } from './render-task.js';
 
 /**
@@ -24,7 +24,7 @@ export class RenderPool {
   }
 
   async render(task: RenderTask): Promise<RenderedPageRefs> {
-    const outcome = (await this.pool.run(task, { signal: AbortSignal.timeout(this.timeoutMs) })) as RenderOutcome;
+    const outcome = await runWithDeadline<RenderOutcome>(this.pool, { ...task }, this.timeoutMs);
     if (!outcome.ok) throw new PermanentFailure(outcome.code, outcome.message);
     return outcome.refs;
   }

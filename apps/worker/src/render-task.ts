@@ -1,4 +1,6 @@
+import type { MessagePort } from 'node:worker_threads';
 import { LocalBlobStore } from '@readpack/package-store';
+import { signalStarted } from './task-files.js';
 import { encodePng, encodePreview, loadImageForOcr, PdfPageRenderer, RenderError, type GrayImage } from '@readpack/render';
 
 /**
@@ -15,6 +17,7 @@ export interface RenderTask {
   dpi: number;
   maxPixels: number;
   password?: string;
+  started?: MessagePort;
 }
 
 export interface BlobRef {
@@ -55,6 +58,7 @@ async function rendererFor(path: string, password: string | undefined): Promise<
 }
 
 export default async function renderTask(task: RenderTask): Promise<RenderOutcome> {
+  signalStarted(task.started);
   try {
     const blobs = new LocalBlobStore(task.blobRoot);
     let gray: GrayImage;

@@ -10,5 +10,7 @@ export const SMALL_BODY_LIMIT_BYTES = 16 * 1024;
  */
 export function smallBodiesOnly(isUpload: (req: Request) => boolean): RequestHandler {
   const read = express.raw({ type: () => true, limit: SMALL_BODY_LIMIT_BYTES });
-  return (req, res, next) => (isUpload(req) ? next() : read(req, res, next));
+  // Status polling (the hottest path) declares no body: nothing to read, skip the reader.
+  const hasBody = (req: Request) => req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
+  return (req, res, next) => (!hasBody(req) || isUpload(req) ? next() : read(req, res, next));
 }

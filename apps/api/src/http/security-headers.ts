@@ -8,12 +8,34 @@ import helmet from 'helmet';
  * render (an SVG or an HTML "image" inside an uploaded DOCX cannot run script on our origin).
  */
 export function apiSecurityHeaders(): RequestHandler {
-  return helmet({
-    contentSecurityPolicy: {
-      useDefaults: false,
-      directives: { defaultSrc: ["'none'"], baseUri: ["'none'"], formAction: ["'none'"], frameAncestors: ["'none'"], sandbox: [] },
-    },
-  });
+  return precomputed(
+    helmet({
+      contentSecurityPolicy: {
+        useDefaults: false,
+        directives: { defaultSrc: ["'none'"], baseUri: ["'none'"], formAction: ["'none'"], frameAncestors: ["'none'"], sandbox: [] },
+      },
+    }),
+  );
+}
+
+/**
+ * Helmet's API headers do not depend on the request: record them once at start and set them in
+ * one call per response, instead of running helmet's dozen middlewares on every status poll.
+ */
+function precomputed(middleware: RequestHandler): RequestHandler {
+  const headers = new Map<string, string>();
+  const recorder = {
+    setHeader: (name: string, value: string) => headers.set(name, String(value)),
+    removeHeader: (name: string) => headers.delete(name),
+    getHeader: (name: string) => headers.get(name),
+  };
+  let recorded = false;
+  middleware({} as never, recorder as never, () => (recorded = true));
+  if (!recorded) throw new Error('helmet did not run synchronously; cannot precompute its headers');
+  return (_req, res, next) => {
+    res.setHeaders(headers);
+    next();
+  };
 }
 
 /**
