@@ -120,6 +120,22 @@ describe('the same content from two tenants', () => {
     expect((await bob.get(`/api/files/job/${first.jobId}`)).status).toBe(404);
     expect((await alice.get(`/api/files/job/${other.jobId}`)).status).toBe(404);
   });
+
+  it('tells PDF passwords apart by a keyed hash only, and queues them sealed', async () => {
+    const alice = new TenantClient(pipeline.api.url, ALICE_KEY);
+    const file = { name: 'locked.pdf', data: await readFile(fixturePath('libreoffice-writer-password.pdf')) };
+    const submit = async (fields: Record<string, string>) => (await (await alice.upload(file, fields)).json()) as { jobId: string; deduplicated: boolean };
+    const right = await submit({ password: 'openpassword' });
+    expect(await submit({ password: 'openpassword' })).toEqual({ ...right, deduplicated: true, status: 'queued', statusUrl: expect.any(String) });
+    const wrong = await submit({ password: 'another-password' });
+    const none = await submit({});
+    expect(new Set([right.jobId, wrong.jobId, none.jobId]).size).toBe(3);
+    const data = (await extractQueue.getJob(right.jobId))?.data as { secrets?: { password?: string } };
+    expect(data.secrets?.password).toMatch(/^v1\./);
+    const stored = JSON.stringify([data, await redis.hgetall(`${pipeline.config.redis.prefix}:job:${right.jobId}`), await redis.keys(`${pipeline.config.redis.prefix}:dedup:*`)]);
+    expect(stored).not.toContain('openpassword');
+    expect((await extractQueue.getJob(none.jobId))?.data).not.toHaveProperty('secrets');
+  });
 });
 
 describe('admin pages', () => {

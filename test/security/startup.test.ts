@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { connectTestRedis, deleteKeysWithPrefix, testRedisUrl, uniqueName } from '@readpack/testing';
+import { connectTestRedis, deleteKeysWithPrefix, fixturePath, testRedisUrl, uniqueName } from '@readpack/testing';
 import { jsonLines } from '../support/service-process.js';
 import { startApiProcess } from '../support/readpack-processes.js';
 import { startApiProcesses } from './support/api-processes.js';
@@ -81,9 +81,11 @@ describe('secrets in logs', () => {
     try {
       const client = new TenantClient(api!.url, key);
       expect((await client.upload({ name: 'note.txt', data: Buffer.from('hello') }, { password })).status).toBe(202);
+      const locked = await readFile(fixturePath('libreoffice-writer-password.pdf'));
+      expect((await client.upload({ name: 'locked.pdf', data: locked }, { password })).status).toBe(202);
       await client.get('/api/files/job/job_AAAAAAAAAAAAAAAAAAAAAA');
       await new TenantClient(api!.url, `${key}-wrong`).get('/api/files/job/x');
-      await client.upload({ name: 'bad.txt', data: Buffer.from('x') }, { password: 'x'.repeat(5_000) });
+      expect((await client.upload({ name: 'bad.txt', data: Buffer.from('x') }, { password: 'x'.repeat(5_000) })).status).toBe(400);
     } finally {
       await api!.process.stop();
     }

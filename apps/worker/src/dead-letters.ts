@@ -26,6 +26,8 @@ export interface DeadLetter {
   firstQueuedAt: string;
   failedAt: string;
   stacktrace: string[];
+  /** The job's queue priority (its tenant's fairness rank), kept for the replay. */
+  priority?: number;
   /** Set when the entry has been parked; a run of a parked entry is a replay. */
   parked?: boolean;
 }
@@ -56,6 +58,7 @@ export class DeadLetterWriter {
       firstQueuedAt: new Date(job.timestamp).toISOString(),
       failedAt: new Date().toISOString(),
       stacktrace: (job.stacktrace ?? []).slice(-3),
+      ...(job.opts.priority ? { priority: job.opts.priority } : {}),
     };
     await this.queue.add('dead-letter', entry, { jobId: String(job.id), ...DEAD_LETTER_RETENTION });
   }
@@ -94,6 +97,8 @@ async function replay(entry: DeadLetter, deps: { state: JobStateStore; producer:
     logger.warn('replay skipped: the job is not failed', { status: outcome.status });
     return;
   }
-  await deps.producer.addUntyped(entry.stage, { ...payload, series: outcome.series });
+  // A job without a priority would run before every prioritised job: keep the one it had (or the
+  // best one, for entries written before priorities were kept).
+  await deps.producer.addUntyped(entry.stage, { ...payload, series: outcome.series }, { priority: entry.priority ?? 1 });
   logger.info('job replayed from the dead-letter queue', { series: outcome.series, previousError: entry.error.code });
 }

@@ -32,7 +32,7 @@ export const VARIABLES = [
   { name: 'QUEUED_TTL_SECONDS', schema: int(60, 30 * 86_400).default(86_400), description: 'How long a job record may wait in `queued` before it expires.' },
   { name: 'PROCESSING_TTL_SECONDS', schema: int(30, 7 * 86_400).default(3_600), description: 'Expiry of a `processing` record, pushed forward by every consumer heartbeat.' },
   { name: 'RESULT_TTL_SECONDS', schema: int(60, 365 * 86_400).default(86_400), description: 'Polling window: a `done`/`failed` record (and its package) lives this long after it became terminal.' },
-  { name: 'ADMIN_TOKEN', schema: z.string().min(16).optional(), description: 'Protects Bull Board (/admin/queues) with `Authorization: Bearer` or HTTP Basic (any user). Unset: Bull Board answers loopback clients only.' },
+  { name: 'ADMIN_TOKEN', schema: z.string().min(16).optional(), description: 'Full Bull Board access (/admin/queues) with `Authorization: Bearer` or HTTP Basic (any user; the token is the password). Never a tenant key. Unset: Bull Board answers loopback clients in single-tenant dev mode only.' },
   { name: 'LOG_LEVEL', schema: z.enum(['error', 'warn', 'info', 'debug']).default('info'), description: 'Winston log level.' },
   { name: 'READPACK_STAGE', schema: z.enum(STAGES).optional(), description: 'Worker process: the one stage it consumes (or pass it as the first argument).' },
   { name: 'EXTRACT_CONCURRENCY', schema: int(1, 64).default(2), description: 'Jobs one extract consumer runs at once (each parse runs in its own worker thread).' },

@@ -4,7 +4,7 @@
   set of job ids, scored by admission time (ms, Redis TIME). The scripts that end a job do not
   know about it; instead, each admission first prunes it:
   - a member whose record is terminal (done, failed) leaves at once;
-  - a member with no record leaves once older than the grace: the API writes the record right
+  - a member with no record leaves once the grace has passed: the API writes the record right
     after admitting it, so a record still missing after that has expired or was never written.
     (A younger one may be an upload another process admitted a moment ago: it still counts.)
   Then all of ARGV[5…] are admitted, or none. Pruning reads each member's record, so one call
@@ -26,7 +26,7 @@ for i = 1, #members, 2 do
   local status = redis.call('HGET', ARGV[1] .. id, 'status')
   if status then
     if isTerminal(status) then redis.call('ZREM', KEYS[1], id) end
-  elseif tonumber(members[i + 1]) < graceEnd then
+  elseif tonumber(members[i + 1]) <= graceEnd then
     redis.call('ZREM', KEYS[1], id)
   end
 end

@@ -9,7 +9,8 @@ export { BILLION_LAUGHS, buildZip, documentXml, minimalDocx, minimalXlsx };
  */
 export function textPdf(options: { pages?: number; count?: number; mediaBox?: string; pageExtra?: string; text?: string } = {}): Buffer {
   const pages = options.pages ?? 1;
-  const content = `BT /F1 24 Tf 72 700 Td (${options.text ?? 'Hello hostile world'}) Tj ET`;
+  // Enough characters per page that no page is routed to OCR (OCR_MIN_CHARS_PER_PAGE, 32 by default).
+  const content = `BT /F1 12 Tf 72 700 Td (${options.text ?? 'Hello hostile world: a text layer long enough to skip OCR.'}) Tj ET`;
   const firstPage = 5;
   const kids = Array.from({ length: pages }, (_, i) => `${firstPage + i} 0 R`).join(' ');
   const objects = [

@@ -47,8 +47,12 @@ export class TenantAdmission {
     return jobIds.map((_, index) => fairPriority(admission.activeBefore, index));
   }
 
-  /** Gives back ids that never became running jobs (joined another job, or the upload failed). */
+  /**
+   * Gives back ids that never became running jobs (joined another job, or the upload failed).
+   * Best effort, and never the error a client sees: an id left behind (Redis down at that moment)
+   * has no record, so it stops counting after the admission grace anyway.
+   */
   async release(tenant: string, jobIds: string[]): Promise<void> {
-    await this.gate.release(tenant, jobIds);
+    await this.gate.release(tenant, jobIds).catch(() => undefined);
   }
 }

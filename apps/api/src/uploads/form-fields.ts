@@ -1,7 +1,10 @@
 import { ApiError } from '../http/errors.js';
 
-/** pdfjs accepts any length; real passwords are short, and the sealed form must fit a payload. */
-const MAX_PASSWORD_CHARS = 1024;
+/**
+ * PDF passwords are at most 127 bytes (UTF-8, AES-256 handlers; 32 for older ones); anything
+ * longer is not a password. The bound also keeps the sealed form well inside the payload schema.
+ */
+const MAX_PASSWORD_BYTES = 256;
 
 function fieldsOf(body: unknown): Record<string, unknown> {
   return typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {};
@@ -17,8 +20,8 @@ export function takePassword(body: unknown): string | undefined {
   const value = fields.password;
   delete fields.password;
   if (value === undefined) return undefined;
-  if (typeof value !== 'string' || value.length === 0 || value.length > MAX_PASSWORD_CHARS) {
-    throw new ApiError(400, 'invalid_password', `Send at most one "password" field of 1–${MAX_PASSWORD_CHARS} characters.`, { field: 'password' });
+  if (typeof value !== 'string' || value.length === 0 || Buffer.byteLength(value, 'utf8') > MAX_PASSWORD_BYTES) {
+    throw new ApiError(400, 'invalid_password', `Send at most one "password" field of 1–${MAX_PASSWORD_BYTES} bytes (UTF-8).`, { field: 'password' });
   }
   return value;
 }

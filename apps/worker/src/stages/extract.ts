@@ -53,9 +53,11 @@ export const extractStage: StageHandler<'extract'> = {
     // Progress counts pages for paged documents (text-layer pages are done now), else steps.
     const pageCount = extraction?.document.pages?.length ?? 0;
     await state.progress(payload, pageCount > 0 ? { done: pageCount - ocrPages.length, total: pageCount } : { done: 1, total: 2 }, ocrPages.length > 0 ? 'ocr' : 'extract');
+    // The document keeps the priority its tenant's admission gave it (fairness between tenants).
     await producer.addAssembleFlow(
       { ...jobRefFields(payload), source: payload.source, options: payload.options, extraction: extraction && { sha256: extraction.sha256 } },
       children,
+      ctx.job.opts.priority ? { priority: ctx.job.opts.priority } : {},
     );
   },
 };
@@ -72,7 +74,13 @@ async function imageExtraction({ storage }: StageContext) {
 async function extractLocally(sha256: string, mediaType: string, password: string | undefined, { storage, parsePool, config }: StageContext) {
   if (!parsePool) throw new Error('extract needs the parse pool');
   const input = { path: storage.blobs.pathOf(sha256), mediaType, ...(password === undefined ? {} : { password }) };
-  const parsed = await parsePool.parse(input, { maxPages: config.limits.maxPages });
+  const { zip } = config.limits;
+  const parsed = await parsePool.parse(input, {
+    maxPages: config.limits.maxPages,
+    maxZipEntries: zip.maxEntries,
+    maxZipUncompressedBytes: zip.maxUncompressedBytes,
+    maxZipRatio: zip.maxRatio,
+  });
   const images = [];
   for (const image of parsed.images) {
     const { sha256: imageSha, size } = await storage.blobs.putBuffer(image.data);
