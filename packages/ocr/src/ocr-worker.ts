@@ -2,6 +2,7 @@ import type { Worker as NodeWorker } from 'node:worker_threads';
 import Tesseract from 'tesseract.js';
 import { OcrError, errorMessage } from './errors.js';
 import { languageKey } from './languages.js';
+import type { TesseractOutput } from './page-result.js';
 import type { LanguageData } from './tessdata.js';
 
 /**
@@ -80,9 +81,9 @@ export class OcrWorker {
    * and WASM alike) dropped characters on the corpus scans (CER 4.3% → 8.8% on a MEDRPT page);
    * estimating the resolution from the text size did better everywhere we measured.
    */
-  recognize(image: Buffer, timeoutMs: number): Promise<Tesseract.Page> {
+  recognize(image: Buffer, timeoutMs: number): Promise<TesseractOutput> {
     if (this.failure) return Promise.reject(this.failure);
-    return new Promise<Tesseract.Page>((resolve, reject) => {
+    return new Promise<TesseractOutput>((resolve, reject) => {
       const timer = setTimeout(() => {
         void this.terminate(new OcrError('timeout', `OCR of one page ran past ${timeoutMs} ms; its worker was stopped`));
       }, timeoutMs);
@@ -94,7 +95,7 @@ export class OcrWorker {
         settle();
         reject(err);
       };
-      this.worker.recognize(image, {}, { text: true, blocks: true }).then(
+      this.worker.recognize(image, {}, { text: true, tsv: true }).then(
         (result) => {
           settle();
           this.pages += 1;

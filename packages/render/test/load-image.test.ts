@@ -29,6 +29,19 @@ describe('loadImageForOcr', () => {
     expect(new Set(image.gray).size).toBeGreaterThan(50);
   });
 
+  it('reads TIFF and WebP to the same pixels as the PNG they were made from', async () => {
+    const fromPng = await loadImageForOcr(fixturePath('testocr.png'));
+    const flat = sharp(fixturePath('testocr.png')).flatten({ background: '#ffffff' });
+    for (const [format, bytes] of [
+      ['tiff', await flat.clone().tiff({ compression: 'lzw' }).toBuffer()],
+      ['webp', await flat.clone().webp({ lossless: true }).toBuffer()],
+    ] as const) {
+      const image = await loadImageForOcr(bytes);
+      expect(image).toMatchObject({ format, width: 640, height: 480 });
+      expect(maxDifference(image.gray, fromPng.gray)).toBeLessThanOrEqual(1);
+    }
+  });
+
   it('downscales to maxOutputPixels and reports the scale', async () => {
     const image = await loadImageForOcr(fixturePath('typewriter.png'), { maxOutputPixels: 4_000_000 });
     expect(image.sourceWidth).toBe(4000);
