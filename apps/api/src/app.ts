@@ -23,7 +23,8 @@ export function createApp(ctx: ApiContext): Express {
   app.use(servedBy);
   app.use(BULL_BOARD_PATH, adminSecurityHeaders(), adminGuard(ctx.admin, ctx.keys.devMode), bullBoardRouter(ctx.producer.opsQueues()));
   app.use(apiSecurityHeaders());
-  app.use(corsPolicy(ctx.config.tenancy.corsOrigins));
+  // Without configured origins CORS answers nothing at all: skip the middleware on every request.
+  if (ctx.config.tenancy.corsOrigins.length > 0) app.use(corsPolicy(ctx.config.tenancy.corsOrigins));
   app.use(smallBodiesOnly(isUploadRequest));
   app.use(healthRouter(ctx));
   app.use('/api', authenticate(ctx.keys));
