@@ -3,7 +3,8 @@ import { readFile } from 'node:fs/promises';
 import { startPipeline } from '../harness.js';
 import { FAST_LEASES } from '../durability/fleet.js';
 import type { ChaosDocument } from './documents.js';
-import { normalizedManifest, sha256, uploadOne, waitAllTerminal } from './inspect.js';
+import { inBatches, normalizedManifest, sha256, uploadOne, waitAllTerminal } from './inspect.js';
+import { IN_PROCESS_API } from './settings.js';
 
 /** What a calm pipeline made of one document: its final status and, if done, its normalized manifest. */
 export interface Reference {
@@ -17,9 +18,10 @@ export interface Reference {
  * its own (prefix, DATA_DIR, in-process consumers) that nothing disturbs.
  */
 export async function calmRun(documents: ChaosDocument[], timeoutMs: number): Promise<Map<string, Reference>> {
-  const calm = await startPipeline(FAST_LEASES);
+  const calm = await startPipeline({ ...FAST_LEASES, ...IN_PROCESS_API });
   try {
-    const uploads = await Promise.all(documents.map((d) => uploadOne(calm.api.url, d.name, d.data)));
+    const heavyFirst = [...documents.filter((d) => d.heavy), ...documents.filter((d) => !d.heavy)];
+    const uploads = await inBatches(heavyFirst, 4, (d) => uploadOne(calm.api.url, d.name, d.data));
     const { finals } = await waitAllTerminal(calm.api.url, uploads.map((u) => u.jobId), { timeoutMs });
     const references = new Map<string, Reference>();
     for (const { name, jobId } of uploads) {

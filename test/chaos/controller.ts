@@ -6,7 +6,7 @@ export interface Kill {
   at: number;
   pid: number;
   stage: Stage;
-  /** `<stage>/<jobId>` of the jobs the victim's log showed it working on when it died. */
+  /** `<stage>/<BullMQ job id>` of the jobs the victim's log showed it working on when it died. */
   inFlight: string[];
 }
 
@@ -20,9 +20,10 @@ const JOB_ENDED = new Set(['stage finished', 'job failed', 'attempt failed; will
  * Two rules keep the chaos meaningful without turning it into a poison test:
  * - A consumer in the middle of a job is preferred (waiting up to `busyWaitMs` for one): most
  *   documents take milliseconds, and a kill of an idle consumer proves little.
- * - A job is interrupted at most `maxStalledCount - 1` times per stage. BullMQ fails a job for
- *   good on its (maxStalledCount + 1)-th stall (the poison bound, tested in poison.test.ts); one
- *   stall is left as margin for a lock lost under load, which the kills here do not control.
+ * - A BullMQ job is interrupted at most `maxStalledCount - 1` times. BullMQ fails a job for good
+ *   on its (maxStalledCount + 1)-th stall (the poison bound, tested in poison.test.ts); one stall
+ *   is left as margin for a lock lost under load, which the kills here do not control (seen in
+ *   long runs: a consumer busy with two 117-page parses missed its 2 s lock renewal).
  */
 export class ChaosController {
   readonly kills: Kill[] = [];
@@ -95,11 +96,15 @@ function killsAllowed(key: string): number {
   return QUEUES[stage].worker.maxStalledCount - 1;
 }
 
+/**
+ * One BullMQ job: `<stage>/<BullMQ job id>`. Not the Readpack job id: a document's pages are
+ * separate render and OCR jobs, and BullMQ counts stalls per BullMQ job.
+ */
 export function jobKey(line: LogLine): string {
-  return `${String(line.stage)}/${String(line.jobId)}`;
+  return `${String(line.stage)}/${String(line.bullJobId ?? line.jobId)}`;
 }
 
-/** How often each `<stage>/<jobId>` was started, over every consumer's log. */
+/** How often each BullMQ job was started, over every consumer's log. */
 export function startsPerJob(lines: LogLine[]): Map<string, number> {
   const starts = new Map<string, number>();
   for (const line of lines) if (line.message === 'stage started') starts.set(jobKey(line), (starts.get(jobKey(line)) ?? 0) + 1);

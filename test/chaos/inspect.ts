@@ -23,6 +23,24 @@ export async function uploadOne(base: string, name: string, data: Uint8Array): P
   return { name, jobId: body.jobId, deduplicated: body.deduplicated };
 }
 
+/**
+ * `run` over `items`, `size` at a time. Every call settles before this returns, even when one
+ * fails: nothing is left writing into a pipeline that the caller is about to stop and delete.
+ */
+export async function inBatches<T, R>(items: readonly T[], size: number, run: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = [];
+  for (let i = 0; i < items.length; i += size) results.push(...(await settleAll(items.slice(i, i + size).map(run))));
+  return results;
+}
+
+/** Like Promise.all, but waits for every promise to settle before rejecting with the first failure. */
+export async function settleAll<R>(promises: Promise<R>[]): Promise<R[]> {
+  const settled = await Promise.allSettled(promises);
+  const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+  if (failed) throw failed.reason;
+  return settled.map((s) => (s as PromiseFulfilledResult<R>).value);
+}
+
 /** Status codes answered while polling, with each unexpected answer. */
 export interface PollLog {
   counts: Map<number, number>;
@@ -49,6 +67,11 @@ export class StatusWatch {
   ) {
     this.allowed = new Set(options.allowed ?? [200]);
     this.loop = this.run(options.intervalMs ?? 250);
+  }
+
+  /** Stops polling at once (a run that failed must not leave the loop running). */
+  stop(): void {
+    this.abandoned = true;
   }
 
   add(jobId: string): void {

@@ -68,3 +68,15 @@ export function shuffled<T>(items: readonly T[], random: () => number): T[] {
   }
   return copy;
 }
+
+/**
+ * Settings of the API these tests run inside the test process.
+ * - It shares its event loop with the test's own polling (and, in the calm run, with in-process
+ *   consumers) on a two-core machine that runs other suites too. Its fail-fast Redis timeout (1 s
+ *   by default) would then measure the test's load, not Redis; the chaos is about consumers dying,
+ *   so the API gets more patience. An outage still answers 503 at once: with no offline queue, a
+ *   command on a lost connection fails without waiting for any timeout.
+ * - One tenant uploads everything here, faster than the per-tenant limits allow (120 uploads a
+ *   minute, 200 active jobs): those limits have tests of their own; here they would only answer 429.
+ */
+export const IN_PROCESS_API = { REDIS_COMMAND_TIMEOUT_MS: '5000', UPLOAD_RATE_PER_MINUTE: '100000', MAX_ACTIVE_JOBS_PER_TENANT: '100000' };

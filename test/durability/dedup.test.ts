@@ -5,6 +5,7 @@ import { bullPrefix, QUEUES } from '@readpack/queues';
 import { connectTestRedis, fixturePath, waitFor } from '@readpack/testing';
 import type { Redis } from 'ioredis';
 import { pollUntilTerminal, startPipeline, upload, type Pipeline } from '../harness.js';
+import { IN_PROCESS_API } from '../chaos/settings.js';
 import { killPids, processesWithEnv } from '../support/procfs.js';
 import { ConsumerFleet } from './fleet.js';
 
@@ -39,7 +40,7 @@ let extractQueue: Queue;
 let data: Buffer;
 
 beforeAll(async () => {
-  pipeline = await startPipeline({}, { consumers: false });
+  pipeline = await startPipeline(IN_PROCESS_API, { consumers: false });
   redis = connectTestRedis();
   extractQueue = new Queue(QUEUES.extract.name, { connection: redis, prefix: bullPrefix(pipeline.config.redis.prefix) });
   data = await readFile(fixturePath(FILE));

@@ -2,7 +2,10 @@ import { STAGES, type Config, type Stage } from '@readpack/config';
 import { serviceEnv } from '../support/env.js';
 import { builtScript, jsonLines, startProcess, type ServiceProcess } from '../support/service-process.js';
 
-/** Short leases so takeovers happen in seconds: worst case ≈ 2 s lock + 1 s stall check. */
+/**
+ * Short leases so takeovers happen in seconds: worst case ≈ 2 s lock + 2 × 1 s stall check (a check
+ * can miss BullMQ's guard key by a millisecond and wait a second interval; docs/benchmarks.md).
+ */
 export const FAST_LEASES = { LOCK_DURATION_MS: '2000', STALLED_INTERVAL_MS: '1000' };
 
 export type LogLine = Record<string, unknown>;

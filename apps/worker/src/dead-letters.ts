@@ -28,8 +28,6 @@ export interface DeadLetter {
   stacktrace: string[];
   /** The job's queue priority (its tenant's fairness rank), kept for the replay. */
   priority?: number;
-  /** Set when the entry has been parked; a run of a parked entry is a replay. */
-  parked?: boolean;
 }
 
 export const DEAD_LETTER_RETENTION = { removeOnComplete: true, removeOnFail: { age: 30 * 86_400 } } as const;
@@ -76,10 +74,9 @@ export function startDeadLetterWorker(
   const worker = new Worker(
     deadLetterQueueName(stage),
     async (job: Job<DeadLetter>) => {
-      if (!job.data.parked) {
-        await job.updateData({ ...job.data, parked: true });
-        throw new UnrecoverableError(`${job.data.error.code}: ${job.data.error.message}`);
-      }
+      // First run: park (fail on purpose). A retried entry keeps its attempt count, a stalled
+      // first run does not: only an operator's retry of a parked entry replays the job.
+      if (job.attemptsMade === 0) throw new UnrecoverableError(`${job.data.error.code}: ${job.data.error.message}`);
       await replay(job.data, deps);
     },
     { connection: deps.connection, prefix: bullPrefix(deps.prefix), concurrency: 1 },

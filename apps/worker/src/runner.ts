@@ -148,6 +148,13 @@ async function runJob(ctx: RunnerContext, job: Job): Promise<unknown> {
   const ref: JobRef = { jobId: payload.jobId, batchId: payload.batchId };
 
   const started = await services.state.start(ref, handler.phase, payload.series ?? 1);
+  if (!started.applied && started.status === 'failed' && handler.failureOwner === 'job') {
+    // Failed already (an earlier delivery recorded it): keep the job failed in BullMQ too, with
+    // its dead letter, rather than completing it as if nothing had happened.
+    const error = (await services.state.getJob(ref.jobId))?.error ?? { code: 'internal_error', message: 'failed earlier' };
+    await ctx.deadLetters.write(job, { permanent: true, ...error });
+    throw new UnrecoverableError(`${error.code}: ${error.message}`);
+  }
   if (!started.applied) {
     logger.info('job skipped', { status: started.status });
     return;
@@ -195,8 +202,11 @@ async function recordFinalFailure(ctx: RunnerContext, job: Job, failure: Classif
     }
     return;
   }
-  await ctx.services.state.fail(refOf(job), { code: failure.code, message: failure.message });
+  // Dead letter first: if the process dies between the two writes, the record is still
+  // `processing`, the job is redelivered and both writes happen again (each is idempotent). The
+  // other order could leave a failed record whose dead letter is never written.
   await ctx.deadLetters.write(job, failure);
+  await ctx.services.state.fail(refOf(job), { code: failure.code, message: failure.message });
 }
 
 function refOf(job: Job): JobRef {

@@ -73,7 +73,7 @@ export const VARIABLES = [
   { name: 'PARSE_TIMEOUT_MS', schema: int(1_000, 3_600_000).default(300_000), description: 'A single parse running longer than this is aborted and the job fails with `timeout`.' },
   { name: 'PARSE_MAX_HEAP_MB', schema: int(64, 16_384).default(1_024), description: 'Heap cap of each parser worker thread; a document that needs more fails with `resource_limit` instead of taking the consumer down.' },
   { name: 'LOCK_DURATION_MS', schema: int(1_000, 600_000).optional(), description: 'Overrides every queue\'s BullMQ lock duration (the lease a consumer holds on a job; see packages/queues/src/stages/*.config.ts). The job record\'s lease follows it.' },
-  { name: 'STALLED_INTERVAL_MS', schema: int(500, 600_000).optional(), description: 'Overrides every queue\'s stall-check interval. Worst-case takeover after a consumer dies ≈ lock duration + this.' },
+  { name: 'STALLED_INTERVAL_MS', schema: int(500, 600_000).optional(), description: 'Overrides every queue\'s stall-check interval. Worst-case takeover after a consumer dies = lock duration + 2 × this (one check can skip a tick).' },
   { name: 'SWEEPER_INTERVAL_MS', schema: int(1_000, 86_400_000).default(60_000), description: 'How often the sweeper fails records left `processing`/`queued` with no lease and no queued job (orphans).' },
   { name: 'JANITOR_INTERVAL_MS', schema: int(1_000, 86_400_000).default(600_000), description: 'How often the janitor removes expired packages, unreferenced blobs and stale spool files.' },
   { name: 'FAULT_EXIT_ON_FILENAME', schema: z.string().min(1).optional(), description: 'Test only: a consumer exits its process when a job\'s filename contains this text (poison-document tests).' },

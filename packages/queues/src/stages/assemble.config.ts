@@ -7,7 +7,7 @@ import type { QueueDefinition } from '../definition.js';
  * - attempts 5, exponential backoff from 1 s: the work is small disk I/O and idempotent (same
  *   bytes on re-run), so retrying generously is safe and cheap.
  * - lockDuration 30 s, stalledInterval 15 s: an assemble takes milliseconds; these only bound
- *   the takeover after a crash (≈ 45 s worst case).
+ *   the takeover after a crash (lock + 2 × stall interval = 60 s worst case).
  * - maxStalledCount 2, maxStartedAttempts 7, retention as for extract.
  */
 export const assembleQueue = {

@@ -9,7 +9,8 @@ import type { QueueDefinition } from '../definition.js';
  *   once instead (UnrecoverableError), so attempts are not wasted on it.
  * - lockDuration 30 s (renewed every 15 s): parsing runs in a worker thread, so the event loop that
  *   renews the lock stays free; 30 s only matters when the process dies.
- * - stalledInterval 15 s: worst-case takeover after a SIGKILL ≈ lockDuration + stalledInterval = 45 s.
+ * - stalledInterval 15 s: worst-case takeover after a SIGKILL = lockDuration + 2 × stalledInterval = 60 s
+ *   (BullMQ's stall-check guard can make one check skip a tick; measured in docs/benchmarks.md).
  * - maxStalledCount 2: a document that kills its process three times is failed (poison), not looped;
  *   maxStartedAttempts 5 (attempts + stalls) bounds it a second way.
  * - retention: completed jobs for an hour (Bull Board visibility), failed ones for a week.

@@ -7,7 +7,7 @@ import type { QueueDefinition } from '../definition.js';
  * - attempts 3, exponential backoff from 1 s: a crashed tesseract worker is replaced and the page
  *   tried again; missing language data fails at once (`ocr_language_unavailable`).
  * - lockDuration 60 s: tesseract runs in its own worker threads, the event loop stays free; a page
- *   takes ~1–3 s, the lock only matters when the process dies (takeover ≈ 90 s at worst).
+ *   takes ~1–3 s, the lock only matters when the process dies (takeover ≤ lock + 2 × stall interval = 120 s).
  * - maxStalledCount 2, maxStartedAttempts 5, retention as for render.
  * - concurrency per process = OCR_CONCURRENCY warm workers (≈110 MB each); scale with processes.
  */

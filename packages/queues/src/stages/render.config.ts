@@ -8,7 +8,7 @@ import type { QueueDefinition } from '../definition.js';
  *   is retried; a page pdfjs cannot render fails at once (`render_failed`, `page_too_large`) and its
  *   OCR parent records the page's error.
  * - lockDuration 30 s, stalledInterval 15 s: rendering runs in a worker thread, so the lock renews
- *   even during a slow page; a dead consumer's page is taken over in ≈ 45 s at worst.
+ *   even during a slow page; a dead consumer's page is taken over in at most lock + 2 × stall interval = 60 s.
  * - maxStalledCount 2, maxStartedAttempts 5: a page that keeps killing its process ends failed.
  * - pages are children of their document's flow, so they are removed with it; completed page jobs
  *   are kept briefly (Bull Board).
