@@ -1,7 +1,7 @@
 import { afterAll, afterEach, describe, expect, it } from '@jest/globals';
 import { readFile } from 'node:fs/promises';
 import { startFakeMinerU, type FakeMinerU } from '@readpack/mineru-fake';
-import { containsSnippet, fixturePath, waitFor } from '@readpack/testing';
+import { connectTestRedis, containsSnippet, fixturePath, waitFor } from '@readpack/testing';
 import { pollUntilTerminal, startPipeline, type Pipeline } from '../harness.js';
 import { ConsumerFleet, FAST_LEASES } from '../durability/fleet.js';
 
@@ -168,6 +168,16 @@ describe('protecting MinerU', () => {
     await fleet.start('mineru', 2);
     const jobId = await uploadWith(pipeline.api.url, 'pdflatex-image.pdf', { engine: 'mineru' });
     await waitFor(async () => (fake!.stats.submissions === 1 ? true : undefined), { what: 'the submission', timeoutMs: 30_000 });
+    // The guarantee starts once the task id is in the job record (a kill between MinerU's answer
+    // and that write can only resubmit): kill after it, mid-poll.
+    const redis = connectTestRedis();
+    try {
+      await waitFor(async () => ((await redis.hget(`${pipeline!.config.redis.prefix}:job:${jobId}`, 'ext.mineruTaskId')) ? true : undefined), {
+        what: 'the MinerU task id in the record',
+      });
+    } finally {
+      await redis.quit();
+    }
     const victim = await waitFor(async () => fleet!.runnerOf(jobId, 'mineru'), { what: 'the mineru consumer' });
     victim.child.kill('SIGKILL');
     expect((await pollUntilTerminal(pipeline.api.url, jobId, 90_000)).at(-1)).toMatchObject({ status: 'done' });

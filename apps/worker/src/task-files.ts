@@ -20,7 +20,7 @@ const THREAD_START_LIMIT_MS = 60_000;
  * thread replaced after a timeout or a crash takes a moment to load its modules, and the job behind
  * the slow one must not pay for it. The task gets a MessagePort (`started`) and posts on it first.
  */
-export async function runWithDeadline<T>(pool: Piscina, task: Record<string, unknown>, timeoutMs: number): Promise<T> {
+export async function runWithDeadline<T>(pool: Piscina, task: object, timeoutMs: number): Promise<T> {
   const { port1, port2 } = new MessageChannel();
   const controller = new AbortController();
   const abort = () => controller.abort();

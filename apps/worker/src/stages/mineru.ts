@@ -26,7 +26,8 @@ export function mineruClientFrom(config: Config): MinerUClient | undefined {
  *
  * Idempotent across consumer deaths: the MinerU task id is written to the job record
  * (`ext.mineruTaskId`) before the first poll, so a consumer that takes the job over resumes that
- * task instead of submitting a second copy. The budget counts from the first submission, across
+ * task instead of submitting a second copy (only a death between MinerU's 202 and that write — a
+ * few milliseconds — can cause one resubmission). The budget counts from the first submission, across
  * attempts and takeovers. 429/503 back off the whole queue without burning an attempt; 5xx,
  * timeouts and an unreachable server are retried by BullMQ; a 400 fails at once.
  */
