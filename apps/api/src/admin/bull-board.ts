@@ -9,7 +9,7 @@ import { adminRoleOf, setAdminRole, type AdminCredentials } from './admin-role.j
 
 export const BULL_BOARD_PATH = '/admin/queues';
 
-const READ_METHODS = new Set(['GET', 'HEAD']);
+const READ_METHODS: readonly string[] = ['GET', 'HEAD'];
 
 /**
  * Bull Board has no authentication of its own, and its write actions (retry, clean, remove,
@@ -23,7 +23,7 @@ export function bullBoardRouter(queues: Queue[]): RequestHandler {
   const readOnly = board(queues, true);
   return (req, res, next) => {
     if (adminRoleOf(req) === 'admin') return full(req, res, next);
-    if (!READ_METHODS.has(req.method)) {
+    if (!READ_METHODS.includes(req.method)) {
       res.set('Allow', 'GET, HEAD');
       return next(new ApiError(405, 'admin_read_only', 'Viewer credentials are read-only.'));
     }

@@ -12,13 +12,13 @@ import { documentOptionsFrom } from '../uploads/document-options.js';
 import { takePassword } from '../uploads/form-fields.js';
 import { asSpooled, discard, spoolStorage, type SpooledFile } from '../uploads/spool-storage.js';
 
-export const UPLOAD_PATHS: ReadonlySet<string> = new Set(['/api/files', '/api/files/batch']);
+export const UPLOAD_PATHS: readonly string[] = ['/api/files', '/api/files/batch'];
 
 /** Multipart requests to the upload routes; any other body has a small limit (http/body-limit.ts). */
 export function isUploadRequest(req: Request): boolean {
   // Express matches routes case-insensitively and with a trailing slash; so must this.
   const path = req.path.toLowerCase().replace(/\/+$/, '');
-  return req.method === 'POST' && UPLOAD_PATHS.has(path) && req.is('multipart/form-data') === 'multipart/form-data';
+  return req.method === 'POST' && UPLOAD_PATHS.includes(path) && req.is('multipart/form-data') === 'multipart/form-data';
 }
 
 const PDF = 'application/pdf';

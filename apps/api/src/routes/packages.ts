@@ -40,7 +40,7 @@ export function packagesRouter(ctx: ApiContext): Router {
       ETag: etag,
       'Cache-Control': 'private, max-age=31536000, immutable',
       'X-Content-Type-Options': 'nosniff',
-      'Content-Disposition': contentDisposition(INLINE_TYPES.has(mediaType) ? 'inline' : 'attachment', assetFilename(asset)),
+      'Content-Disposition': contentDisposition(INLINE_TYPES.includes(mediaType) ? 'inline' : 'attachment', assetFilename(asset)),
     });
     if (req.get('if-none-match') === etag) {
       res.status(304).end();
@@ -69,7 +69,7 @@ const EXTENSIONS: Record<string, string> = { 'image/png': '.png', 'image/jpeg': 
  * Raster images a browser may show in place. Anything else an uploaded document claims to contain
  * (SVG, HTML, "image/x-emf"…) is offered as a download, so it never renders on our origin.
  */
-const INLINE_TYPES = new Set(Object.keys(EXTENSIONS));
+const INLINE_TYPES: readonly string[] = Object.keys(EXTENSIONS);
 const MEDIA_TYPE = /^[a-z0-9][a-z0-9!#$&^_.+-]{0,63}\/[a-z0-9][a-z0-9!#$&^_.+-]{0,126}$/;
 
 /** An asset's media type comes from inside an uploaded document: used only when it is a plain `type/subtype`. */
