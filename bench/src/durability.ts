@@ -16,8 +16,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, hostname, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -26,6 +25,7 @@ import type { Redis } from 'ioredis';
 import { JobStateStore } from '@readpack/job-state';
 import { bullPrefix, QUEUES, type QueueName } from '@readpack/queues';
 import { createConsumerConnection, waitUntilReady } from '@readpack/redis';
+import { cleanUp, cleanups, deleteByPrefix, freePort, writeBenchSection } from './support.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const BENCH_DOC = join(REPO_ROOT, 'docs', 'benchmarks.md');
@@ -52,28 +52,8 @@ const BULLMQ_DEFAULT_LEASE = { lockDuration: 30_000, stalledInterval: 30_000 };
 
 // ───────────────────────── processes and Redis ─────────────────────────
 
-const cleanups: (() => Promise<void> | void)[] = [];
 
-async function cleanUp(): Promise<void> {
-  for (const cleanup of cleanups.splice(0).reverse()) {
-    try {
-      await cleanup();
-    } catch (error) {
-      console.error('cleanup failed:', error);
-    }
-  }
-}
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
 
 type LogLine = Record<string, unknown>;
 
@@ -170,14 +150,6 @@ async function benchRedis(): Promise<{ url: string; private: boolean }> {
   return { url, private: true };
 }
 
-async function deleteByPrefix(redis: Redis, prefix: string): Promise<void> {
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1_000);
-    cursor = next;
-    if (keys.length > 0) await redis.unlink(...keys);
-  } while (cursor !== '0');
-}
 
 // ───────────────────────── takeover after SIGKILL ─────────────────────────
 
@@ -448,14 +420,6 @@ function render(takeovers: TakeoverResult[], overheads: OverheadResult[], enviro
 }
 
 /** Replaces what lies between this benchmark's markers, and nothing else. */
-function writeSection(body: string): void {
-  const [open, close] = ['<!-- bench:durability -->', '<!-- /bench:durability -->'];
-  const doc = readFileSync(BENCH_DOC, 'utf8');
-  const start = doc.indexOf(open);
-  const end = doc.indexOf(close);
-  if (start < 0 || end < start) throw new Error(`${BENCH_DOC} lacks the ${open} … ${close} markers`);
-  writeFileSync(BENCH_DOC, `${doc.slice(0, start + open.length)}\n${body}\n${doc.slice(end)}`);
-}
 
 // ───────────────────────── main ─────────────────────────
 
@@ -481,7 +445,7 @@ async function main(): Promise<void> {
   const environment = `${cpu.length} × ${cpu[0]?.model.trim() ?? 'unknown CPU'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}, Redis ${redisVersion}, ${load}`;
   const redisNote = redisInfo.private ? 'a private redis-server on loopback, no persistence, sharing the machine' : 'the Redis at REDIS_URL';
   const section = render(takeovers, overheads, environment, redisNote);
-  writeSection(section);
+  writeBenchSection('durability', section);
   console.log(`\n${section}\n\nwritten to ${BENCH_DOC}`);
 }
 

@@ -8,25 +8,17 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PDFDocument } from 'pdf-lib';
+import { freePort, writeBenchSection } from './support.js';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const PAGES = Number(process.env.BENCH_PAGES ?? 120);
 const OCR_CONSUMERS = 2;
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const srv = createServer().listen(0, '127.0.0.1', () => {
-      const address = srv.address();
-      srv.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
 
 function rssMb(pid: number): number {
   try {
@@ -107,11 +99,7 @@ async function main(): Promise<void> {
       'A page image at 300 dpi is ≈ 8.7 MB of gray pixels; holding all pages would need ≈ ' + ((PAGES * 8.7) / 1).toFixed(0) + ' MB. Growth stays at a few',
       'pages\' worth at most: pages are rendered, stored and read one job at a time.',
     ].join('\n');
-    const file = join(REPO, 'docs/benchmarks.md');
-    let text = readFileSync(file, 'utf8');
-    if (!text.includes('<!-- bench:memory -->')) text += '\n<!-- bench:memory -->\n<!-- /bench:memory -->\n';
-    text = text.replace(/<!-- bench:memory -->[\s\S]*<!-- \/bench:memory -->/, `<!-- bench:memory -->\n${section}\n<!-- /bench:memory -->`);
-    writeFileSync(file, text);
+    writeBenchSection('memory', section);
     process.stdout.write(`${section}\n`);
   } finally {
     for (const { child } of procs) child.kill('SIGTERM');

@@ -14,9 +14,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import cluster from 'node:cluster';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
 import { cpus, hostname, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -27,6 +26,7 @@ import { loadConfig } from '@readpack/config';
 import { JobStateStore, type NewJob } from '@readpack/job-state';
 import { PROCESS_IDENTITY } from '@readpack/logging';
 import { createConsumerConnection, createProducerConnection, waitUntilReady } from '@readpack/redis';
+import { cleanUp, cleanups, deleteByPrefix, freePort, writeBenchSection } from './support.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const SELF = fileURLToPath(import.meta.url);
@@ -94,28 +94,8 @@ function requiredEnv(name: string): string {
 
 // ───────────────────────── processes and Redis ─────────────────────────
 
-const cleanups: (() => Promise<void> | void)[] = [];
 
-async function cleanUp(): Promise<void> {
-  for (const cleanup of cleanups.splice(0).reverse()) {
-    try {
-      await cleanup();
-    } catch (error) {
-      console.error('cleanup failed:', error);
-    }
-  }
-}
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
 
 interface Child {
   process: ChildProcess;
@@ -207,14 +187,6 @@ async function doneRecord(state: JobStateStore, index: number): Promise<string> 
   return job.jobId;
 }
 
-async function deleteByPrefix(redis: Redis, prefix: string): Promise<void> {
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1_000);
-    cursor = next;
-    if (keys.length > 0) await redis.unlink(...keys);
-  } while (cursor !== '0');
-}
 
 // ───────────────────────── measurements ─────────────────────────
 
@@ -464,14 +436,6 @@ function render(variants: Variant[], memory: MemoryResult, environment: string, 
 }
 
 /** Replaces what lies between this benchmark's markers, and nothing else. */
-function writeSection(body: string): void {
-  const [open, close] = ['<!-- bench:status -->', '<!-- /bench:status -->'];
-  const doc = readFileSync(BENCH_DOC, 'utf8');
-  const start = doc.indexOf(open);
-  const end = doc.indexOf(close);
-  if (start < 0 || end < start) throw new Error(`${BENCH_DOC} lacks the ${open} … ${close} markers`);
-  writeFileSync(BENCH_DOC, `${doc.slice(0, start + open.length)}\n${body}\n${doc.slice(end)}`);
-}
 
 // ───────────────────────── main ─────────────────────────
 
@@ -500,7 +464,7 @@ async function main(): Promise<void> {
   const environment = `${cpu.length} × ${cpu[0]?.model.trim() ?? 'unknown CPU'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}, Redis ${redisVersion}`;
   const redisNote = redisInfo.private ? 'a private redis-server (loopback, no persistence)' : 'the Redis at REDIS_URL';
   const section = render(variants, memory, environment, redisNote);
-  writeSection(section);
+  writeBenchSection('status', section);
   console.log(`\n${section}\n\nwritten to ${BENCH_DOC}`);
 }
 
