@@ -25,7 +25,7 @@ import type { Redis } from 'ioredis';
 import { JobStateStore } from '@readpack/job-state';
 import { bullPrefix, QUEUES, type QueueName } from '@readpack/queues';
 import { createConsumerConnection, waitUntilReady } from '@readpack/redis';
-import { cleanUp, cleanups, deleteByPrefix, freePort, writeBenchSection } from './support.js';
+import { cleanUp, cleanups, deleteByPrefix, freePort, stopOnCleanUp, writeBenchSection } from './support.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const BENCH_DOC = join(REPO_ROOT, 'docs', 'benchmarks.md');
@@ -87,16 +87,7 @@ function startChild(args: string[], env: NodeJS.ProcessEnv): Child {
       for (const waiter of waiters) waiter(line);
     }
   });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-      child.kill('SIGTERM');
-      await exited;
-      clearTimeout(timer);
-    }
-  };
-  cleanups.push(stop);
+  const stop = stopOnCleanUp(child);
   return {
     process: child,
     pid: child.pid!,

@@ -26,7 +26,7 @@ import { loadConfig } from '@readpack/config';
 import { JobStateStore, type NewJob } from '@readpack/job-state';
 import { PROCESS_IDENTITY } from '@readpack/logging';
 import { createConsumerConnection, createProducerConnection, waitUntilReady } from '@readpack/redis';
-import { cleanUp, cleanups, deleteByPrefix, freePort, writeBenchSection } from './support.js';
+import { cleanUp, cleanups, deleteByPrefix, freePort, stopOnCleanUp, writeBenchSection } from './support.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const SELF = fileURLToPath(import.meta.url);
@@ -106,16 +106,7 @@ interface Child {
 /** Starts a child process that cleanUp stops, whatever happens. */
 function startChild(command: string, args: string[], env: NodeJS.ProcessEnv): Child {
   const child = spawn(command, args, { env, stdio: ['ignore', 'ignore', 'inherit'] });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-      child.kill('SIGTERM');
-      await exited;
-      clearTimeout(timer);
-    }
-  };
-  cleanups.push(stop);
+  const stop = stopOnCleanUp(child);
   return { process: child, stop };
 }
 

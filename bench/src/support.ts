@@ -1,3 +1,4 @@
+import type { ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
@@ -49,4 +50,19 @@ export function writeBenchSection(name: string, body: string): void {
   const end = doc.indexOf(close);
   if (end < start) throw new Error(`${BENCH_DOC}: ${close} comes before ${open}`);
   writeFileSync(BENCH_DOC, `${doc.slice(0, start + open.length)}\n${body}\n${doc.slice(end)}`);
+}
+
+/** Registers a child process with `cleanUp` (SIGTERM, SIGKILL after 10 s); returns its stop function. */
+export function stopOnCleanUp(child: ChildProcess): () => Promise<void> {
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      child.kill('SIGTERM');
+      await exited;
+      clearTimeout(timer);
+    }
+  };
+  cleanups.push(stop);
+  return stop;
 }

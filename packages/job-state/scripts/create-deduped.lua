@@ -23,12 +23,7 @@ if current ~= '' then
   if status and not isTerminal(status) then return {0, 'joined', current} end
 end
 if redis.call('EXISTS', KEYS[3]) == 1 then return {0, 'retry', current} end
-local now = nowMs()
-redis.call('HSET', KEYS[3], 'status', 'queued', 'phase', 'queued', 'phaseRank', 0, 'done', 0, 'total', 0,
-  'series', 1, 'createdAt', now, 'updatedAt', now, 'createdBy', ARGV[1], 'updatedBy', ARGV[1])
-for i = 6, #ARGV, 2 do
-  redis.call('HSET', KEYS[3], ARGV[i], ARGV[i + 1])
-end
+newRecord(KEYS[3], ARGV[1], 6)
 redis.call('EXPIRE', KEYS[3], tonumber(ARGV[2]))
 redis.call('SET', KEYS[1], ARGV[4], 'EX', tonumber(ARGV[5]))
 return {1, 'created', ARGV[4]}

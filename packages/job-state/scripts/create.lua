@@ -9,12 +9,7 @@
 ]]
 local existing = redis.call('HGET', KEYS[1], 'status')
 if existing then return {0, existing} end
-local now = nowMs()
-redis.call('HSET', KEYS[1], 'status', 'queued', 'phase', 'queued', 'phaseRank', 0, 'done', 0, 'total', 0,
-  'series', 1, 'createdAt', now, 'updatedAt', now, 'createdBy', ARGV[1], 'updatedBy', ARGV[1])
-for i = 3, #ARGV, 2 do
-  redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1])
-end
+newRecord(KEYS[1], ARGV[1], 3)
 local ttl = tonumber(ARGV[2])
 redis.call('EXPIRE', KEYS[1], ttl)
 extendBatch(ttl)

@@ -42,6 +42,17 @@ local function dropWorkingFields(key)
   end
 end
 
+-- Writes a new record in `queued`, series 1, with the caller's field/value pairs from ARGV[first]
+-- on (create.lua and create-deduped.lua).
+local function newRecord(key, actor, first)
+  local now = nowMs()
+  redis.call('HSET', key, 'status', 'queued', 'phase', 'queued', 'phaseRank', 0, 'done', 0, 'total', 0,
+    'series', 1, 'createdAt', now, 'updatedAt', now, 'createdBy', actor, 'updatedBy', actor)
+  for i = first, #ARGV, 2 do
+    redis.call('HSET', key, ARGV[i], ARGV[i + 1])
+  end
+end
+
 -- Raises the phase only if the new one ranks at least as high as the stored one.
 local function advancePhase(key, phase, rank)
   if phase == '' then return end
