@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { request } from 'node:http';
+import { connect } from 'node:net';
 import { startPipeline, type Pipeline } from '../harness.js';
 import { contentDisposition } from '../../apps/api/src/http/content-disposition.js';
 import { displayName } from '../../apps/api/src/uploads/filenames.js';
@@ -102,6 +103,33 @@ describe('HTTP hygiene', () => {
       req.write(Buffer.alloc(64 * 1024)); // no key, and the body never ends
     });
     expect(res).toEqual({ status: 401, connection: 'close' });
+  });
+
+  it('a refused small body is drained, not cut off: the client writing it late still reads the answer, and the connection lives on', async () => {
+    const url = new URL(pipeline.api.url);
+    const body = '--x\r\ncontent-disposition: form-data; name="file"; filename="a.txt"\r\n\r\nhello\r\n--x--\r\n';
+    const exchange = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(url.port), url.hostname);
+      let received = '';
+      let bodySent = false;
+      socket.setEncoding('utf8');
+      socket.on('error', reject);
+      socket.on('data', (chunk: string) => {
+        received += chunk;
+        if (!bodySent && received.includes('\r\n\r\n') && received.includes('}')) {
+          // Like undici under load: the body goes out only after the server has answered.
+          bodySent = true;
+          socket.write(body);
+          setTimeout(() => socket.write(`GET /healthz HTTP/1.1\r\nHost: ${url.host}\r\nConnection: close\r\n\r\n`), 50);
+        }
+      });
+      socket.on('end', () => resolve(received));
+      socket.write(`POST /api/files HTTP/1.1\r\nHost: ${url.host}\r\ncontent-type: multipart/form-data; boundary=x\r\ncontent-length: ${body.length}\r\n\r\n`);
+    });
+    const statuses = [...exchange.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((m) => Number(m[1]));
+    expect(statuses).toEqual([401, 200]);
+    const firstAnswerHead = exchange.slice(0, exchange.indexOf('\r\n\r\n'));
+    expect(firstAnswerHead).not.toMatch(/^connection: close/im);
   });
 
   it('never shows a stack trace or an internal path in an error body', async () => {

@@ -1,4 +1,4 @@
-import type { ErrorRequestHandler } from 'express';
+import type { ErrorRequestHandler, Request } from 'express';
 import multer from 'multer';
 import { isRedisUnavailableError } from '@readpack/redis';
 import type { Logger } from '@readpack/logging';
@@ -59,11 +59,24 @@ export function errorHandler(logger: Logger, uploadLimitBytes: number): ErrorReq
       return;
     }
     res.status(apiError.status).set(apiError.headers).set('Cache-Control', 'no-store');
-    // Refused before its body was read (401, 429, 413…): close the connection after answering,
-    // or Node would keep reading and discarding whatever the client still sends.
-    if (!req.complete) res.set('Connection', 'close');
+    if (!req.complete && !mayDrainUnreadBody(req)) res.set('Connection', 'close');
     res.json({ error: { code: apiError.code, message: apiError.message, ...apiError.details } });
   };
+}
+
+/** Bodies up to this size are read and discarded after an early refusal rather than cut off. */
+const DRAIN_LIMIT_BYTES = 1024 * 1024;
+
+/**
+ * Refused before its body was read (401, 429, 413…). Closing at once makes a client that is still
+ * writing a small body see EPIPE instead of our answer (undici's fetch does: it writes the body
+ * after the headers), so an untouched body of a declared, small length is left for Node to drain
+ * after the response and the connection stays usable. A large, unknown-length or half-read body
+ * (a parser stopped midway) gets `Connection: close`: we will not read megabytes only to drop them.
+ */
+function mayDrainUnreadBody(req: Request): boolean {
+  const declared = Number(req.headers['content-length']);
+  return !req.readableDidRead && Number.isFinite(declared) && declared <= DRAIN_LIMIT_BYTES;
 }
 
 function isBodyTooLarge(error: unknown): error is { limit: number } {
