@@ -16,7 +16,7 @@ export default async function globalSetup(): Promise<void> {
   const child = spawn(
     'redis-server',
     ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir,
-      '--maxmemory-policy', 'noeviction', '--hash-max-listpack-value', '512', '--loglevel', 'warning'],
+      '--maxmemory-policy', 'noeviction', '--hash-max-listpack-value', '1024', '--loglevel', 'warning'],
     { stdio: ['ignore', 'ignore', 'inherit'], detached: false },
   );
   await new Promise<void>((resolve, reject) => {

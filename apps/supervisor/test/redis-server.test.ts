@@ -132,7 +132,7 @@ describe('private redis-server', () => {
       '--maxmemory-policy': 'noeviction',
       '--save': '',
       '--daemonize': 'no',
-      '--hash-max-listpack-value': '512',
+      '--hash-max-listpack-value': '1024',
       '--pidfile': '/tmp/x/redis.pid',
     });
   });

@@ -16,6 +16,7 @@ redis.call('HSET', KEYS[1], 'status', 'done', 'result', ARGV[2], 'done', total, 
 redis.call('HDEL', KEYS[1], 'leaseUntil')
 dropWorkingFields(KEYS[1])
 advancePhase(KEYS[1], ARGV[3], tonumber(ARGV[4]))
+publishView(KEYS[1])
 local ttl = tonumber(ARGV[5])
 redis.call('EXPIRE', KEYS[1], ttl)
 extendBatch(ttl)

@@ -14,6 +14,7 @@ redis.call('HSET', KEYS[1], 'status', 'failed', 'errorCode', ARGV[2], 'errorMess
   'updatedAt', now, 'updatedBy', ARGV[1], 'terminalAt', now)
 redis.call('HDEL', KEYS[1], 'leaseUntil')
 dropWorkingFields(KEYS[1])
+publishView(KEYS[1])
 local ttl = tonumber(ARGV[4])
 redis.call('EXPIRE', KEYS[1], ttl)
 extendBatch(ttl)

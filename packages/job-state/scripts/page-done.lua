@@ -17,6 +17,7 @@ if total > 0 and done > total then done = total end
 local now = nowMs()
 redis.call('HSET', KEYS[1], 'status', 'processing', 'done', done, 'updatedAt', now, 'updatedBy', ARGV[1],
   'leaseUntil', now + tonumber(ARGV[3]))
+publishView(KEYS[1])
 local ttl = tonumber(ARGV[4])
 redis.call('EXPIRE', KEYS[1], ttl)
 extendBatch(ttl)

@@ -16,6 +16,7 @@ local now = nowMs()
 redis.call('HSET', KEYS[1], 'status', 'processing', 'done', done, 'total', total, 'updatedAt', now,
   'updatedBy', ARGV[1], 'leaseUntil', now + tonumber(ARGV[6]))
 advancePhase(KEYS[1], ARGV[4], tonumber(ARGV[5]))
+publishView(KEYS[1])
 local ttl = tonumber(ARGV[7])
 redis.call('EXPIRE', KEYS[1], ttl)
 extendBatch(ttl)

@@ -25,6 +25,7 @@ series = series + 1
 redis.call('HSET', KEYS[1], 'status', 'queued', 'phase', 'queued', 'phaseRank', 0, 'done', 0, 'total', 0,
   'series', series, 'history', cjson.encode(history), 'updatedAt', now, 'updatedBy', ARGV[1])
 redis.call('HDEL', KEYS[1], 'errorCode', 'errorMessage', 'terminalAt', 'leaseUntil', 'result')
+publishView(KEYS[1])
 local ttl = tonumber(ARGV[2])
 redis.call('EXPIRE', KEYS[1], ttl)
 extendBatch(ttl)

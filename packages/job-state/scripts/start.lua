@@ -15,6 +15,7 @@ local now = nowMs()
 redis.call('HSET', KEYS[1], 'status', 'processing', 'updatedAt', now, 'updatedBy', ARGV[1],
   'leaseUntil', now + tonumber(ARGV[4]))
 advancePhase(KEYS[1], ARGV[2], tonumber(ARGV[3]))
+publishView(KEYS[1])
 local ttl = tonumber(ARGV[5])
 redis.call('EXPIRE', KEYS[1], ttl)
 extendBatch(ttl)

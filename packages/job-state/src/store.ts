@@ -13,6 +13,7 @@ import {
   type JobStatus,
   type ResultPointer,
   type SourceInfo,
+  type StoredJobView,
   type TransitionResult,
 } from './types.js';
 
@@ -112,6 +113,19 @@ export class JobStateStore {
   async getJob(jobId: string): Promise<JobRecord | null> {
     const fields = await this.redis.hgetall(this.jobKey(jobId));
     return decodeRecord(jobId, fields);
+  }
+
+  /**
+   * The status document as stored, with the record's tenant for the ownership check: one HMGET,
+   * no decoding. Null when there is no record (absent or expired).
+   */
+  async getJobView(jobId: string): Promise<StoredJobView | null> {
+    const key = this.jobKey(jobId);
+    const [tenant, json] = await this.redis.hmget(key, 'tenant', 'view');
+    if (typeof tenant !== 'string') return null;
+    if (typeof json === 'string') return { tenant, json };
+    const [found, , built] = await runScript(this.redis, 'view', [key], []);
+    return found === 1 ? { tenant, json: String(built) } : null;
   }
 
   async getBatch(batchId: string): Promise<BatchView | null> {

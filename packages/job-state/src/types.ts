@@ -54,6 +54,31 @@ export interface JobRecord {
   history?: { series: number; code: string; message: string; phase: string; failedAt: string }[];
 }
 
+/**
+ * The public status document (GET /api/files/job/:id). Built by the job-state scripts whenever
+ * the record changes (scripts/prelude.lua, publishView) and served as stored.
+ */
+export interface JobView {
+  jobId: string;
+  status: JobStatus;
+  phase: Phase;
+  progress: { done: number; total: number };
+  error?: JobError;
+  result?: ResultPointer;
+  source: Omit<SourceInfo, 'sha256'>;
+  batch?: { batchId: string; index: number };
+  series: number;
+  history?: NonNullable<JobRecord['history']>;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** A record's owner and its status document as stored (JSON text of a `JobView`). */
+export interface StoredJobView {
+  tenant: string;
+  json: string;
+}
+
 /** Identifies a job to a transition; `batchId` lets the script keep the batch key alive too. */
 export interface JobRef {
   jobId: string;

@@ -12,9 +12,13 @@ import { tenantOf } from '../tenant.js';
 export function statusRouter(ctx: ApiContext): Router {
   const router = Router();
 
+  // The document is stored ready to send (JobView, built by the job-state scripts on every change):
+  // a poll costs one HMGET and no JSON work.
   router.get('/api/files/job/:jobId', async (req, res) => {
-    const record = await findJob(ctx, req, String(req.params.jobId));
-    res.set('Cache-Control', 'no-store').json(jobView(record));
+    const jobId = String(req.params.jobId);
+    const view = isWellFormedId('job', jobId) ? await ctx.state.getJobView(jobId) : null;
+    if (!view || view.tenant !== tenantOf(req)) throw notFound('job_not_found', 'Job not found or expired.');
+    res.set('Cache-Control', 'no-store').type('json').send(view.json);
   });
 
   router.get('/api/files/batch/:batchId', async (req, res) => {
@@ -32,27 +36,4 @@ export async function findJob(ctx: ApiContext, req: Request, jobId: string): Pro
   const record = isWellFormedId('job', jobId) ? await ctx.state.getJob(jobId) : null;
   if (!record || record.tenant !== tenantOf(req)) throw notFound('job_not_found', 'Job not found or expired.');
   return record;
-}
-
-/** The public shape of a job record (no tenant, no internal actor fields beyond updatedBy). */
-export function jobView(record: JobRecord) {
-  return {
-    jobId: record.jobId,
-    status: record.status,
-    phase: record.phase,
-    progress: record.progress,
-    ...(record.error ? { error: record.error } : {}),
-    ...(record.result ? { result: record.result } : {}),
-    source: {
-      filename: record.source.filename,
-      mediaType: record.source.mediaType,
-      size: record.source.size,
-      ...(record.source.originalFilename !== undefined ? { originalFilename: record.source.originalFilename } : {}),
-    },
-    ...(record.batch ? { batch: record.batch } : {}),
-    series: record.series,
-    ...(record.history ? { history: record.history } : {}),
-    createdAt: record.createdAt,
-    updatedAt: record.updatedAt,
-  };
 }
