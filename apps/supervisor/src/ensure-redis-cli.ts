@@ -1,16 +1,20 @@
-import { ensureRedisServer } from './redis-server.js';
+import { ensureSystemPackages, testRequirements } from './system-packages.js';
 
 /**
- * `npm test`'s pretest: the suite starts a throwaway redis-server unless REDIS_URL points at one,
- * so make sure the binary exists before Jest runs (and fails in every file at once).
+ * `npm test`'s pretest: makes sure the Debian packages the suite needs are on the machine before
+ * Jest runs (and fails in dozens of files at once), installing them with apt-get as root:
+ * redis-server (a throwaway server per run; not when REDIS_URL points at a Redis),
+ * tesseract-ocr-eng and tesseract-ocr-chi-sim (OCR language data in Debian's directory), and
+ * fonts-wqy-zenhei + fontconfig (a Chinese font). See testRequirements in system-packages.ts.
+ * The file keeps its historical name: package.json's pretest runs dist/ensure-redis-cli.js.
  */
-if (!process.env.REDIS_URL) {
-  const result = await ensureRedisServer({ log: (line) => console.log(line) });
-  if (!result.ok) {
-    console.error(`${result.reason}. Install it with:`);
-    console.error(result.command);
-    process.exitCode = 1;
-  } else if (result.installed) {
-    console.log(`installed ${result.binary}`);
-  }
+const result = await ensureSystemPackages(testRequirements(process.env), { log: (line) => console.log(line) });
+if (!result.ok) {
+  console.error(`The test suite needs system packages (${result.reason}):`);
+  for (const requirement of result.missing) console.error(`  ${requirement.packages.join(' ')}: ${requirement.purpose}`);
+  console.error('Install them with:');
+  console.error(result.command);
+  process.exitCode = 1;
+} else if (result.installed.length > 0) {
+  console.log(`installed ${result.installed.join(' ')}`);
 }

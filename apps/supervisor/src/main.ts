@@ -7,6 +7,7 @@ import { createLogger } from '@readpack/logging';
 import { acquirePidLock } from './pid-lock.js';
 import { ProcessSupervisor } from './process-supervisor.js';
 import { ensureRedisServer, findFreePort, privateRedisSpec, stopStaleRedis, waitForRedis } from './redis-server.js';
+import { aptInstallCommand, ensureSystemPackages, hasLanguageData, packagesOf, redisServerRequirement, runtimeRequirements } from './system-packages.js';
 
 /**
  * `npm start`: everything on one machine, the way PM2 would run it, without PM2 — a private
@@ -77,6 +78,37 @@ async function fail(message: string, meta: Record<string, unknown> = {}): Promis
   process.exit(1);
 }
 
+/**
+ * The Debian packages the service uses, installed with apt-get when running as root. Redis (when
+ * private) is a must: startPrivateRedis fails without it. OCR language data and a Chinese font are
+ * best effort (see runtimeRequirements): missing, they cost a warning, not the start. One apt-get
+ * run covers everything on a fresh machine.
+ */
+async function ensureSystemDependencies(): Promise<void> {
+  const optional = runtimeRequirements(config.ocr.tessdataDir);
+  const required = config.redis.explicit ? [] : [redisServerRequirement()];
+  const result = await ensureSystemPackages([...required, ...optional], { log: (line) => logger.info(line), signal: shutdownRequested.signal });
+  if (result.ok) {
+    if (result.installed.length > 0) logger.info('installed system packages', { packages: result.installed });
+  } else {
+    // A missing Redis is retried and reported on its own by startPrivateRedis.
+    const missing = optional.filter((r) => result.missing.includes(r));
+    if (missing.length > 0) {
+      logger.warn('starting without some system packages: the jobs that need them will fail or degrade', {
+        missing: missing.map((r) => `${r.packages.join(' ')}: ${r.purpose}`),
+        reason: result.reason,
+        install: aptInstallCommand(packagesOf(missing), process.getuid?.() === 0),
+      });
+    }
+  }
+  const dir = config.ocr.tessdataDir;
+  if (dir) {
+    // The OCR consumer reads TESSDATA_DIR only: apt-get cannot help there, say what is missing.
+    const absent = ['eng', 'chi_sim'].filter((lang) => !hasLanguageData(lang, dir));
+    if (absent.length > 0) logger.warn('TESSDATA_DIR lacks OCR language data: OCR jobs in these languages will fail', { tessdataDir: dir, languages: absent });
+  }
+}
+
 async function startPrivateRedis(env: NodeJS.ProcessEnv): Promise<string | undefined> {
   const ensured = await ensureRedisServer({ log: (line) => logger.info(line), signal: shutdownRequested.signal });
   if (shutdownRequested.signal.aborted) return undefined;
@@ -129,6 +161,8 @@ async function main(): Promise<void> {
   }
   // Absolute, so every child agrees on it whatever its own working directory.
   const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: resolve(config.dataDir) };
+  await ensureSystemDependencies();
+  if (shutdownRequested.signal.aborted) return;
   if (!config.redis.explicit) {
     const url = await startPrivateRedis(env);
     if (!url) return;

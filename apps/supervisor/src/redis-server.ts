@@ -1,78 +1,35 @@
-import { spawn } from 'node:child_process';
-import { accessSync, constants, mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
-import { delimiter, join } from 'node:path';
+import { join } from 'node:path';
 import type { ProcessSpec } from './process-supervisor.js';
+import { aptInstallCommand, ensureSystemPackages, findExecutable, redisServerRequirement, type EnsureSystemOptions } from './system-packages.js';
 
-/** Debian's own locations, searched even when PATH lacks them (sbin is often missing for non-root). */
-const SYSTEM_DIRS = ['/usr/local/bin', '/usr/bin', '/usr/sbin', '/bin', '/sbin'];
+export { findExecutable } from './system-packages.js';
 
 export function installCommand(root: boolean): string {
-  return root
-    ? 'apt-get update && apt-get install -y redis-server'
-    : 'sudo apt-get update && sudo apt-get install -y redis-server';
-}
-
-export function findExecutable(name: string, searchPath: string | undefined = process.env.PATH): string | undefined {
-  const dirs = [...(searchPath ?? '').split(delimiter).filter(Boolean), ...SYSTEM_DIRS];
-  for (const dir of new Set(dirs)) {
-    const candidate = join(dir, name);
-    try {
-      accessSync(candidate, constants.X_OK);
-      return candidate;
-    } catch {
-      // Not here (or not executable): keep looking.
-    }
-  }
-  return undefined;
+  return aptInstallCommand(['redis-server'], root);
 }
 
 export type EnsureRedisResult =
   | { ok: true; binary: string; installed: boolean }
   | { ok: false; command: string; reason: string };
 
-export interface EnsureRedisOptions {
-  isRoot?: boolean;
-  find?: (name: string) => string | undefined;
-  /** Runs a command with inherited stdio; resolves to its exit code. */
-  run?: (command: string, args: readonly string[], env: NodeJS.ProcessEnv) => Promise<number | null>;
-  log?: (line: string) => void;
-  signal?: AbortSignal;
-}
+export type EnsureRedisOptions = EnsureSystemOptions;
 
 /**
  * Finds `redis-server`, installing it with apt-get when that is possible without asking anyone
- * (root on a Debian-like system). Otherwise reports the command a human has to run.
+ * (root on a Debian-like system; see ensureSystemPackages). Otherwise reports the command a human
+ * has to run.
  */
 export async function ensureRedisServer(options: EnsureRedisOptions = {}): Promise<EnsureRedisResult> {
   const find = options.find ?? ((name: string) => findExecutable(name));
-  const root = options.isRoot ?? process.getuid?.() === 0;
   const existing = find('redis-server');
   if (existing) return { ok: true, binary: existing, installed: false };
-
-  const command = installCommand(root);
-  const aptGet = find('apt-get');
-  if (!root || !aptGet) {
-    return { ok: false, command, reason: root ? 'redis-server is not installed and apt-get is not available' : 'redis-server is not installed and installing it needs root' };
-  }
-  const run = options.run ?? ((cmd, args, env) => runInherited(cmd, args, env, options.signal));
-  const env: NodeJS.ProcessEnv = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  options.log?.(`redis-server is not installed; running: ${command}`);
-  for (const args of [['update'], ['install', '-y', 'redis-server']]) {
-    const code = await run(aptGet, args, env);
-    if (code !== 0) return { ok: false, command, reason: `apt-get ${args.join(' ')} failed (exit code ${code})` };
-  }
-  const installed = find('redis-server');
-  if (!installed) return { ok: false, command, reason: 'apt-get succeeded but redis-server is still not on PATH' };
-  return { ok: true, binary: installed, installed: true };
-}
-
-function runInherited(command: string, args: readonly string[], env: NodeJS.ProcessEnv, signal?: AbortSignal): Promise<number | null> {
-  return new Promise((resolve) => {
-    const child = spawn(command, args, { stdio: 'inherit', env, signal });
-    child.once('error', () => resolve(null));
-    child.once('exit', (code) => resolve(code));
-  });
+  const ensured = await ensureSystemPackages([redisServerRequirement(find)], { ...options, find });
+  if (!ensured.ok) return { ok: false, command: ensured.command, reason: ensured.reason };
+  const binary = find('redis-server');
+  if (!binary) return { ok: false, command: installCommand(options.isRoot ?? process.getuid?.() === 0), reason: 'redis-server is not on PATH' };
+  return { ok: true, binary, installed: ensured.installed.length > 0 };
 }
 
 export interface PrivateRedisOptions {

@@ -169,12 +169,12 @@ describe('ensureRedisServer', () => {
 
   it('asks a non-root user to run the install with sudo', async () => {
     const result = await ensureRedisServer({ isRoot: false, find: (n) => (n === 'apt-get' ? '/usr/bin/apt-get' : undefined), run: noRun });
-    expect(result).toMatchObject({ ok: false, command: 'sudo apt-get update && sudo apt-get install -y redis-server' });
+    expect(result).toMatchObject({ ok: false, command: 'sudo apt-get update && sudo apt-get install -y --no-install-recommends redis-server' });
   });
 
   it('asks root for the plain command when apt-get is missing', async () => {
     const result = await ensureRedisServer({ isRoot: true, find: () => undefined, run: noRun });
-    expect(result).toMatchObject({ ok: false, command: 'apt-get update && apt-get install -y redis-server' });
+    expect(result).toMatchObject({ ok: false, command: 'apt-get update && apt-get install -y --no-install-recommends redis-server' });
   });
 
   it('installs with apt-get as root, non-interactively', async () => {
@@ -191,14 +191,14 @@ describe('ensureRedisServer', () => {
     });
     expect(calls).toEqual([
       { command: '/usr/bin/apt-get', args: ['update'], frontend: 'noninteractive' },
-      { command: '/usr/bin/apt-get', args: ['install', '-y', 'redis-server'], frontend: 'noninteractive' },
+      { command: '/usr/bin/apt-get', args: ['install', '-y', '--no-install-recommends', 'redis-server'], frontend: 'noninteractive' },
     ]);
     expect(result).toEqual({ ok: true, binary: '/usr/bin/redis-server', installed: true });
   });
 
   it('reports a failed apt-get with the command to run by hand', async () => {
     const result = await ensureRedisServer({ isRoot: true, find: (n) => (n === 'apt-get' ? '/usr/bin/apt-get' : undefined), run: async () => 100 });
-    expect(result).toMatchObject({ ok: false, command: 'apt-get update && apt-get install -y redis-server', reason: expect.stringMatching(/apt-get update failed/) });
+    expect(result).toMatchObject({ ok: false, command: 'apt-get update && apt-get install -y --no-install-recommends redis-server', reason: expect.stringMatching(/apt-get update failed/) });
   });
 });
 

@@ -1,0 +1,177 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { accessSync, constants, existsSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
+
+/**
+ * Debian packages this repository needs on the machine, installed with apt-get when that is
+ * possible without asking anyone (root, apt-get present), else reported as the command a human
+ * has to run. `npm test`'s pretest (ensure-redis-cli.ts) and `npm start` (main.ts) use it.
+ */
+
+/** Something the machine must have, and the Debian packages that provide it. */
+export interface SystemRequirement {
+  /** Installed together when `present()` is false. */
+  packages: string[];
+  present(): boolean;
+  /** What it is for, for people reading a log or an error: "Chinese OCR language data". */
+  purpose: string;
+}
+
+export interface EnsureSystemOptions {
+  isRoot?: boolean;
+  find?: (name: string) => string | undefined;
+  /** Runs a command with inherited stdio; resolves to its exit code. */
+  run?: (command: string, args: readonly string[], env: NodeJS.ProcessEnv) => Promise<number | null>;
+  log?: (line: string) => void;
+  signal?: AbortSignal;
+}
+
+export type EnsureSystemResult =
+  /** `installed`: the packages apt-get installed, empty when everything was present already. */
+  | { ok: true; installed: string[] }
+  /** `missing`: the requirements still not met; `command`: what a human has to run for them. */
+  | { ok: false; missing: SystemRequirement[]; command: string; reason: string };
+
+/** Debian's own locations, searched even when PATH lacks them (sbin is often missing for non-root). */
+const SYSTEM_DIRS = ['/usr/local/bin', '/usr/bin', '/usr/sbin', '/bin', '/sbin'];
+
+export function findExecutable(name: string, searchPath: string | undefined = process.env.PATH): string | undefined {
+  const dirs = [...(searchPath ?? '').split(delimiter).filter(Boolean), ...SYSTEM_DIRS];
+  for (const dir of new Set(dirs)) {
+    const candidate = join(dir, name);
+    try {
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // Not here (or not executable): keep looking.
+    }
+  }
+  return undefined;
+}
+
+/** The packages of the requirements, each once, in order. */
+export function packagesOf(requirements: readonly SystemRequirement[]): string[] {
+  return [...new Set(requirements.flatMap((r) => r.packages))];
+}
+
+/** The install command for a human: as root, or through sudo. */
+export function aptInstallCommand(packages: readonly string[], root: boolean): string {
+  const sudo = root ? '' : 'sudo ';
+  return `${sudo}apt-get update && ${sudo}apt-get install -y --no-install-recommends ${packages.join(' ')}`;
+}
+
+function describeMissing(requirements: readonly SystemRequirement[]): string {
+  return requirements.map((r) => `${r.packages.join(' + ')} (${r.purpose})`).join(', ');
+}
+
+/**
+ * Checks every requirement; installs what is missing with one `apt-get update` and one
+ * `apt-get install` (non-interactive, no recommended extras) when running as root with apt-get.
+ * Otherwise, or when apt-get fails, reports what is missing and the command to run by hand.
+ */
+export async function ensureSystemPackages(
+  requirements: readonly SystemRequirement[],
+  options: EnsureSystemOptions = {},
+): Promise<EnsureSystemResult> {
+  const missing = requirements.filter((r) => !r.present());
+  if (missing.length === 0) return { ok: true, installed: [] };
+
+  const find = options.find ?? ((name: string) => findExecutable(name));
+  const root = options.isRoot ?? process.getuid?.() === 0;
+  const packages = packagesOf(missing);
+  const command = aptInstallCommand(packages, root);
+  const failed = (reason: string, still: readonly SystemRequirement[] = missing): EnsureSystemResult => ({ ok: false, missing: [...still], command, reason });
+  const aptGet = find('apt-get');
+  if (!root) return failed(`not installed: ${packages.join(', ')}; installing needs root`);
+  if (!aptGet) return failed(`not installed: ${packages.join(', ')}; apt-get is not available`);
+
+  const run = options.run ?? ((cmd, args, env) => runInherited(cmd, args, env, options.signal));
+  const env: NodeJS.ProcessEnv = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  options.log?.(`missing: ${describeMissing(missing)}; running: ${command}`);
+  for (const args of [['update'], ['install', '-y', '--no-install-recommends', ...packages]]) {
+    if (options.signal?.aborted) return failed('interrupted before apt-get finished');
+    const code = await run(aptGet, args, env);
+    if (code !== 0) return failed(`apt-get ${args.join(' ')} failed (exit code ${code})`);
+  }
+  const still = missing.filter((r) => !r.present());
+  if (still.length > 0) return failed(`apt-get install succeeded but still missing: ${describeMissing(still)}`, still);
+  return { ok: true, installed: packages };
+}
+
+function runInherited(command: string, args: readonly string[], env: NodeJS.ProcessEnv, signal?: AbortSignal): Promise<number | null> {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { stdio: 'inherit', env, signal });
+    child.once('error', () => resolve(null));
+    child.once('exit', (code) => resolve(code));
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// This repository's requirements.
+
+/**
+ * Where Debian's tesseract-ocr-<lang> packages put their data; the same constant as
+ * DEBIAN_TESSDATA_DIR in packages/ocr/src/tessdata.ts (a test keeps the two equal).
+ */
+export const DEBIAN_TESSDATA_DIR = '/usr/share/tesseract-ocr/5/tessdata';
+
+export function redisServerRequirement(find: (name: string) => string | undefined = (name) => findExecutable(name)): SystemRequirement {
+  return { packages: ['redis-server'], present: () => find('redis-server') !== undefined, purpose: 'Redis for queues and job state' };
+}
+
+/** `<lang>.traineddata[.gz]` in `dir`: what the OCR package accepts (packages/ocr/src/tessdata.ts). */
+export function hasLanguageData(lang: string, dir: string): boolean {
+  return [`${lang}.traineddata`, `${lang}.traineddata.gz`].some((file) => existsSync(join(dir, file)));
+}
+
+/** Debian's tesseract-ocr-<lang> package: `chi_sim` → tesseract-ocr-chi-sim. */
+export function languageDataRequirement(lang: string, purpose: string, dir = DEBIAN_TESSDATA_DIR): SystemRequirement {
+  return { packages: [`tesseract-ocr-${lang.replace(/_/g, '-')}`], present: () => hasLanguageData(lang, dir), purpose };
+}
+
+/** A Chinese font fontconfig knows about (`fc-list :lang=zh` lists one). */
+export function hasCjkFont(find: (name: string) => string | undefined = (name) => findExecutable(name)): boolean {
+  const fcList = find('fc-list');
+  if (!fcList) return false;
+  // The first run on a machine builds fontconfig's cache: give it time.
+  const listed = spawnSync(fcList, [':lang=zh', 'family'], { encoding: 'utf8', timeout: 60_000 });
+  return listed.status === 0 && listed.stdout.trim() !== '';
+}
+
+export function cjkFontRequirement(purpose: string, present: () => boolean = () => hasCjkFont()): SystemRequirement {
+  return { packages: ['fonts-wqy-zenhei', 'fontconfig'], present, purpose };
+}
+
+/**
+ * What the test suite needs: a throwaway redis-server (unless REDIS_URL points at a Redis), both
+ * OCR languages in Debian's directory (the OCR tests read it directly; the pipeline tests build
+ * their config without TESSDATA_DIR) and a Chinese font for the test images and the CJK render test.
+ */
+export function testRequirements(env: NodeJS.ProcessEnv = process.env): SystemRequirement[] {
+  return [
+    ...(env.REDIS_URL ? [] : [redisServerRequirement()]),
+    languageDataRequirement('eng', 'English OCR language data'),
+    languageDataRequirement('chi_sim', 'Chinese OCR language data'),
+    cjkFontRequirement('a Chinese font for the CJK test images and render tests'),
+  ];
+}
+
+/**
+ * What `npm start`'s consumers use when present, besides Redis: OCR language data in Debian's
+ * directory, unless TESSDATA_DIR names the only directory the OCR consumer reads (apt-get cannot
+ * fill that one), and a Chinese font, which the render consumer draws CJK text of non-embedded
+ * PDF fonts with (packages/render/src/cjk-fallback.ts). Without them the service still runs:
+ * Chinese OCR fails with `language_data_missing`, English falls back to @tesseract.js-data/eng,
+ * such CJK text renders as empty boxes.
+ */
+export function runtimeRequirements(tessdataDir: string | undefined): SystemRequirement[] {
+  return [
+    ...(tessdataDir
+      ? []
+      : [
+          languageDataRequirement('chi_sim', 'Chinese OCR (ocrLang=chi_sim)'),
+          languageDataRequirement('eng', "English OCR with Debian's faster model (else the bundled one)"),
+        ]),
+    cjkFontRequirement('rendering CJK text of PDFs that do not embed their fonts'),
+  ];
+}
