@@ -8,6 +8,11 @@ RUN npm ci && npm run build && npm prune --omit=dev
 
 FROM node:20-bookworm-slim
 ENV NODE_ENV=production
+# Debian's OCR language data (English fast model, Chinese) and a CJK font: pdfjs falls back to it
+# for CJK text in PDFs that do not embed their fonts (packages/render/src/cjk-fallback.ts).
+RUN apt-get update \
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends tesseract-ocr-eng tesseract-ocr-chi-sim fonts-wqy-zenhei fontconfig \
+ && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY --from=build --chown=node:node /app /app
 # A named volume mounted here starts as a copy of this directory, ownership included: without it

@@ -4,7 +4,7 @@ const CJK_FAMILIES = ['Noto Sans CJK SC', 'Noto Serif CJK SC', 'Noto Sans CJK JP
 
 /**
  * A PNG of Chinese text drawn with a CJK font installed on the machine (Debian's fonts-wqy-zenhei
- * or fonts-noto-cjk; `.ci/run` installs one). Throws, naming the package, when none is installed.
+ * or fonts-noto-cjk; `npm test` installs one). Throws, naming the package, when none is installed.
  */
 export async function cjkTextPng(lines: string[]): Promise<Buffer> {
   const families = new Set(GlobalFonts.families.map((f) => f.family));
