@@ -57,6 +57,10 @@ describe('HTTP hygiene', () => {
     expect(refused.headers.get('access-control-allow-origin')).toBeNull();
     const simple = await client.get('/api/files/job/job_AAAAAAAAAAAAAAAAAAAAAA', { origin: 'https://evil.example.net' });
     expect(simple.headers.get('access-control-allow-origin')).toBeNull();
+    // The status route has a lane of its own (app.ts): it must carry the same policy.
+    const allowedPoll = await client.get('/api/files/job/job_AAAAAAAAAAAAAAAAAAAAAA', { origin: ORIGIN });
+    expect(allowedPoll.headers.get('access-control-allow-origin')).toBe(ORIGIN);
+    expect(allowedPoll.headers.get('access-control-expose-headers')).toMatch(/X-Served-By/);
   });
 
   it('sends no CORS headers at all when no origins are configured', async () => {

@@ -9,7 +9,7 @@ import { servedBy } from './http/served-by.js';
 import { filesRouter, isUploadRequest } from './routes/files.js';
 import { healthRouter } from './routes/health.js';
 import { packagesRouter } from './routes/packages.js';
-import { statusRouter } from './routes/status.js';
+import { JOB_STATUS_PATH, jobStatus, statusRouter } from './routes/status.js';
 
 /**
  * Middleware order is part of the security model: admin pages have their own headers and
@@ -20,15 +20,21 @@ export function createApp(ctx: ApiContext): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
+  // Without configured origins CORS answers nothing at all: no middleware on any request.
+  const cors = ctx.config.tenancy.corsOrigins.length > 0 ? [corsPolicy(ctx.config.tenancy.corsOrigins)] : [];
+  /** What every API request passes before authentication, in this order. */
+  const apiGuards = [apiSecurityHeaders(), ...cors, smallBodiesOnly(isUploadRequest)];
+  const auth = authenticate(ctx.keys);
+
+  // Polling is by far the most frequent request. Its route is matched first and carries the very
+  // same middleware explicitly, so a poll skips the walk through every other layer of the app.
+  app.get(JOB_STATUS_PATH, servedBy, ...apiGuards, auth, jobStatus(ctx));
+
   app.use(servedBy);
   app.use(BULL_BOARD_PATH, adminSecurityHeaders(), adminGuard(ctx.admin, ctx.keys.devMode), bullBoardRouter(ctx.producer.opsQueues()));
-  app.use(apiSecurityHeaders());
-  // Without configured origins CORS answers nothing at all: skip the middleware on every request.
-  if (ctx.config.tenancy.corsOrigins.length > 0) app.use(corsPolicy(ctx.config.tenancy.corsOrigins));
-  app.use(smallBodiesOnly(isUploadRequest));
+  app.use(...apiGuards);
   app.use(healthRouter(ctx));
-  app.use('/api', authenticate(ctx.keys));
-  // Status first: polling is by far the most frequent request.
+  app.use('/api', auth);
   app.use(statusRouter(ctx));
   app.use(filesRouter(ctx));
   app.use(packagesRouter(ctx));

@@ -1,4 +1,4 @@
-import { Router, type Request } from 'express';
+import { Router, type Request, type RequestHandler } from 'express';
 import type { JobRecord } from '@readpack/job-state';
 import type { ApiContext } from '../context.js';
 import { notFound } from '../http/errors.js';
@@ -9,17 +9,24 @@ import { tenantOf } from '../tenant.js';
  * Status polling: one Redis read per request, no cache (a cache per process is the seed bug).
  * 404 only when the record is absent or expired; an unreachable store is a 503 (errors.ts).
  */
-export function statusRouter(ctx: ApiContext): Router {
-  const router = Router();
+/** Polled by every client of every job: the app gives this route a fast lane (app.ts). */
+export const JOB_STATUS_PATH = '/api/files/job/:jobId';
 
-  // The document is stored ready to send (JobView, built by the job-state scripts on every change):
-  // a poll costs one HMGET and no JSON work.
-  router.get('/api/files/job/:jobId', async (req, res) => {
+/**
+ * The document is stored ready to send (JobView, built by the job-state scripts on every change):
+ * a poll costs one HMGET and no JSON work.
+ */
+export function jobStatus(ctx: ApiContext): RequestHandler {
+  return async (req, res) => {
     const jobId = String(req.params.jobId);
     const view = isWellFormedId('job', jobId) ? await ctx.state.getJobView(jobId) : null;
     if (!view || view.tenant !== tenantOf(req)) throw notFound('job_not_found', 'Job not found or expired.');
     res.set('Cache-Control', 'no-store').type('json').send(view.json);
-  });
+  };
+}
+
+export function statusRouter(ctx: ApiContext): Router {
+  const router = Router();
 
   router.get('/api/files/batch/:batchId', async (req, res) => {
     const batchId = String(req.params.batchId);
