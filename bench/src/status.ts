@@ -48,6 +48,7 @@ const settings = {
 };
 
 const GOALS = { throughputRatio: 0.9, bytesPerRecord: 2_048 };
+const GOAL_SETUP = '1 process each';
 
 /** hash-max-listpack-value as npm start, docker-compose and the tests configure Redis; Redis' default is 64. */
 const TUNED_LISTPACK_VALUE = 1024;
@@ -392,6 +393,8 @@ function render(variants: Variant[], memories: MemoryResult[], environment: stri
     'with two server processes they oversubscribe the two cores, so the load generator caps every route alike and throughput ratios there understate the server-side cost.',
     'The record is a real `done` job written by JobStateStore. "× hello-world" is the median of the per-round throughput ratios;',
     '"by CPU" compares server CPU time per request instead, which other load on the machine hardly disturbs.',
+    `The goal is judged on the ${GOAL_SETUP} comparison, the setup the issue and the machine baselines measure; the two-process rows`,
+    'show the same routes under node:cluster, where the bare one-GET and one-HMGET routes are the yardstick for the status route.',
     '',
     '| setup | route | req/s | p99 | × hello-world | server CPU / req | Redis CPU / req | × hello-world by CPU | goal ≥ 0.9× |',
     '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
@@ -404,16 +407,18 @@ function render(variants: Variant[], memories: MemoryResult[], environment: stri
       const failures = result.runs.reduce((n, r) => n + r.failures, 0);
       const ratio = median(result.runs.map((r, round) => r.reqPerSec / hello.runs[round]!.reqPerSec));
       const cpuRatio = cpuOf(hello) / cpuOf(result);
-      const goal = index === 0 ? 'baseline' : index === results.length - 1 ? (ratio >= GOALS.throughputRatio && failures === 0 ? '**met**' : '**missed**') : 'reference';
+      const judged = index === results.length - 1 && setup === GOAL_SETUP;
+      const goal = index === 0 ? 'baseline' : judged ? (ratio >= GOALS.throughputRatio && failures === 0 ? '**met**' : '**missed**') : 'reference';
       lines.push(
         `| ${setup} | ${result.label}${failures ? ` (**${failures} failed requests**)` : ''} | ${fmt(median(result.runs.map((r) => r.reqPerSec)))} | ` +
           `${fmt(median(result.runs.map((r) => r.p99Ms)))} ms | ${fmt(ratio, 2)} | ${fmt(cpuOf(result))} µs | ${fmt(median(result.runs.map((r) => r.redisCpuUs)))} µs | ${fmt(cpuRatio, 2)} | ${goal} |`,
       );
     });
     const [status, hmget] = [results.at(-1)!, results.at(-2)!];
+    const extra = (result: TargetResult) => `${fmt(cpuOf(result) - cpuOf(hello))} µs`;
     summaries.push(
-      `${setup}: a status request costs ${fmt(cpuOf(status) - cpuOf(hello))} µs of server CPU more than hello-world; ` +
-        `${fmt(cpuOf(hmget) - cpuOf(hello))} µs of it is the Redis round trip (the one-HMGET route), ${fmt(cpuOf(status) - cpuOf(hmget))} µs Readpack's own handling (authentication, id check, tenant check, security headers).`,
+      `${setup}: a status request costs ${extra(status)} of server CPU more than hello-world, the bare one-HMGET route ${extra(hmget)}; ` +
+        "the difference is Readpack's own handling (authentication, id and tenant checks, security headers). Differences of a few µs are within run-to-run noise.",
     );
   }
   lines.push('', 'Where the time goes:', '', ...summaries.map((s) => `- ${s}`));
@@ -453,7 +458,7 @@ async function main(): Promise<void> {
   const fixture: Fixture = { statusJobId, recordKey: state.jobKey(statusJobId), stringKey: `${prefix}:bench-view:${statusJobId}` };
   await redis.set(fixture.stringKey, (await state.getJobView(statusJobId))?.json ?? '');
   const variants = [
-    await throughputVariant('1 process each', 1, redis, redisInfo.url, prefix, fixture),
+    await throughputVariant(GOAL_SETUP, 1, redis, redisInfo.url, prefix, fixture),
     await throughputVariant('node:cluster, 2 processes each', 2, redis, redisInfo.url, prefix, fixture),
   ];
   cleanups.push(() => deleteByPrefix(redis, `${prefix}-memory`));
