@@ -1,4 +1,5 @@
 import type { PDFDocumentProxy, PDFPageProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
+import { returnCanvas, takeCanvas } from './canvas-reuse.js';
 import { installCjkFallback } from './cjk-fallback.js';
 import { MAX_CANVAS_SIDE, chooseDpi, pixelsFor } from './dpi.js';
 import { RenderError, errorMessage } from './errors.js';
@@ -24,16 +25,6 @@ export interface RenderOptions {
 export interface RenderPdfPageInput extends OpenPdfInput, RenderOptions {
   /** 0-based. */
   pageIndex: number;
-}
-
-/** What pdfjs's Node canvas factory hands out (an @napi-rs/canvas canvas and its 2D context). */
-interface FactoryCanvas {
-  canvas: { width: number; height: number; data(): Uint8Array };
-  context: unknown;
-}
-interface CanvasFactory {
-  create(width: number, height: number): FactoryCanvas;
-  destroy(canvasAndContext: FactoryCanvas): void;
 }
 
 function positive(value: number | undefined, fallback: number, name: string): number {
@@ -93,18 +84,17 @@ export class PdfPageRenderer {
       const width = pixelsFor(pageWidthPt, dpi);
       const height = pixelsFor(pageHeightPt, dpi);
       installCjkFallback(pdfjsCanvasModule());
-      // pdfjs's own factory: a canvas from another @napi-rs/canvas copy cannot be drawn into.
-      const factory = this.doc.canvasFactory as CanvasFactory;
-      const target = factory.create(width, height);
+      // From pdfjs's own @napi-rs/canvas copy: a canvas from another copy cannot be drawn into.
+      const canvas = takeCanvas(width, height);
+      let gray: Buffer;
       try {
-        await page.render({ canvas: target.canvas, viewport: page.getViewport({ scale: dpi / 72 }) }).promise;
-        const gray = rgbaToGray(target.canvas.data(), width, height);
-        return { pageIndex, width, height, dpi, pageWidthPt, pageHeightPt, gray };
+        await page.render({ canvas, viewport: page.getViewport({ scale: dpi / 72 }) }).promise;
+        gray = rgbaToGray(canvas.data(), width, height);
       } catch (err) {
         throw new RenderError('render_failed', `page ${pageIndex + 1} failed to render: ${errorMessage(err)}`, { pageIndex, cause: err });
-      } finally {
-        factory.destroy(target);
       }
+      returnCanvas(canvas);
+      return { pageIndex, width, height, dpi, pageWidthPt, pageHeightPt, gray };
     } finally {
       // Drops the page's operator list and decoded images: a long document would otherwise keep them all.
       page.cleanup();
