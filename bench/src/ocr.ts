@@ -363,11 +363,18 @@ interface Scaling {
 async function benchScaling(rendered: Map<PageSpec, RenderedPage>, pgm: Map<PageSpec, string>, scratch: string): Promise<Scaling> {
   const scan = PAGES.filter((p) => p.file === MEDRPT);
   const pages = [...scan, ...scan];
+  // Each worker reads its own share in order, as each native process does below: with both
+  // sides split into the same identical halves, neither ratio depends on how the last pages of
+  // an uneven queue happen to fall.
   const js = async (concurrency: number): Promise<Cost> => {
     const engine = new OcrEngine({ concurrency, pagesPerWorker: 1_000 });
+    const shares = Array.from({ length: concurrency }, (_, w) => pages.filter((_, i) => i % concurrency === w));
+    const readInOrder = async (share: PageSpec[]) => {
+      for (const page of share) await engine.recognize(rendered.get(page)!);
+    };
     try {
       await engine.warmUp('eng', concurrency);
-      return (await inProcess(() => Promise.all(pages.map((p) => engine.recognize(rendered.get(p)!))))).cost;
+      return (await inProcess(() => Promise.all(shares.map(readInOrder)))).cost;
     } finally {
       await engine.close();
     }
