@@ -71,3 +71,4 @@ async function looksLikeText(path: string): Promise<boolean> {
     await handle.close();
   }
 }
+export { classifyPdfOpenError, type PdfOpenFailure } from './pdf-errors.js';

@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join, sep } from 'node:path';
+import { classifyPdfOpenError } from '@readpack/media';
 import { PDFParse, VerbosityLevel } from 'pdf-parse';
-import { errorMessage } from './ooxml.js';
 import { DocumentError, type ParseInput, type ParseOptions, type ParsedDocument, type ParsedPage } from './types.js';
 import { libraryOrigin, packageDir } from './versions.js';
 
@@ -38,22 +38,9 @@ function tidyPage(text: string): string {
 
 /** pdfjs errors by name (pdf-parse re-creates them as its own classes; some come raw from pdfjs). */
 function toDocumentError(err: unknown, passwordGiven: boolean): unknown {
-  if (err instanceof DocumentError || !(err instanceof Error)) return err;
-  switch (err.name) {
-    case 'PasswordException':
-      return new DocumentError(
-        'encrypted_document',
-        passwordGiven ? 'the PDF password is incorrect' : 'the PDF is password-protected: supply its password',
-        { cause: err },
-      );
-    // UnknownErrorException: how pdfjs wraps any other error raised while interpreting the file.
-    case 'InvalidPDFException':
-    case 'FormatError':
-    case 'UnknownErrorException':
-      return new DocumentError('corrupt_document', `not a readable PDF: ${errorMessage(err)}`, { cause: err });
-    default:
-      return err;
-  }
+  if (err instanceof DocumentError) return err;
+  const failure = classifyPdfOpenError(err, passwordGiven);
+  return failure ? new DocumentError(failure.code, failure.message, { cause: err }) : err;
 }
 
 /**

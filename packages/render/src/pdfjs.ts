@@ -1,8 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join, sep } from 'node:path';
+import { classifyPdfOpenError } from '@readpack/media';
 import type { PDFDocumentProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
-import { RenderError, errorMessage } from './errors.js';
+import { RenderError } from './errors.js';
 
 type Pdfjs = typeof import('pdfjs-dist/legacy/build/pdf.mjs');
 export type NapiCanvasModule = typeof import('@napi-rs/canvas');
@@ -59,24 +60,9 @@ async function readSource(input: OpenPdfInput): Promise<Uint8Array> {
   throw new TypeError('give the PDF as `path` or `data`');
 }
 
-/** pdfjs errors by name: its exception classes are not exported from the legacy build's types. */
 function toRenderError(err: unknown, passwordGiven: boolean): unknown {
-  if (!(err instanceof Error)) return err;
-  switch (err.name) {
-    case 'PasswordException':
-      return new RenderError(
-        'encrypted_document',
-        passwordGiven ? 'the PDF password is incorrect' : 'the PDF is password-protected: supply its password',
-        { cause: err },
-      );
-    // UnknownErrorException: how pdfjs wraps any other error raised while reading the file's structure.
-    case 'InvalidPDFException':
-    case 'FormatError':
-    case 'UnknownErrorException':
-      return new RenderError('corrupt_document', `not a readable PDF: ${errorMessage(err)}`, { cause: err });
-    default:
-      return err;
-  }
+  const failure = classifyPdfOpenError(err, passwordGiven);
+  return failure ? new RenderError(failure.code, failure.message, { cause: err }) : err;
 }
 
 export async function openPdfDocument(input: OpenPdfInput): Promise<PDFDocumentProxy> {
