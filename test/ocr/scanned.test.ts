@@ -81,7 +81,7 @@ describe('scanned documents and images', () => {
   }, 180_000);
 
   it('reads Chinese with ocrLang=chi_sim', async () => {
-    const lines = ['光学字符识别技术', '我们把文字变成文本'];
+    const lines = ['光学识别技术', '我们把图片变成文本'];
     const jobId = await send(pipeline.api.url, 'chinese.png', await cjkTextPng(lines), { ocrLang: 'chi_sim' });
     const { manifest } = await finished(pipeline.api.url, jobId);
     for (const line of lines) expect([line, containsSnippet(manifest.text, line)]).toEqual([line, true]);
