@@ -1,5 +1,7 @@
 import { afterAll, afterEach, describe, expect, it } from '@jest/globals';
 import { readFile } from 'node:fs/promises';
+import { Queue } from 'bullmq';
+import { bullPrefix, deadLetterQueueName } from '@readpack/queues';
 import { startFakeMinerU, type FakeMinerU } from '@readpack/mineru-fake';
 import { connectTestRedis, containsSnippet, fixturePath, waitFor } from '@readpack/testing';
 import { pollUntilTerminal, startPipeline, type Pipeline } from '../harness.js';
@@ -75,16 +77,37 @@ describe('engine=mineru', () => {
     expect(fake.stats.submissions).toBe(2);
   }, 60_000);
 
-  it('with MinerU down ends failed / mineru_unavailable — never a quiet local result', async () => {
+  it('with MinerU down ends failed / mineru_unavailable — never a quiet local result; replayed once MinerU is back, the whole document runs again', async () => {
     fake = await startFakeMinerU();
     const url = fake.url;
     await fake.close(); // nothing listens there any more
     fake = undefined;
     pipeline = await startPipeline({ MINERU_URL: url, ...MINERU_FAST });
-    const jobId = await uploadWith(pipeline.api.url, 'pdflatex-image.pdf', { engine: 'mineru' });
-    const final = (await pollUntilTerminal(pipeline.api.url, jobId, 60_000)).at(-1)!;
+    const base = pipeline.api.url;
+    const jobId = await uploadWith(base, 'pdflatex-image.pdf', { engine: 'mineru' });
+    const final = (await pollUntilTerminal(base, jobId, 60_000)).at(-1)!;
     expect(final).toMatchObject({ status: 'failed', error: { code: 'mineru_unavailable' } });
-  }, 90_000);
+
+    // The operator brings MinerU back and retries the parked entry (what Bull Board's Retry does).
+    fake = await startFakeMinerU({ port: Number(new URL(url).port) });
+    const redis = connectTestRedis();
+    const dlq = new Queue(deadLetterQueueName('assemble'), { connection: redis, prefix: bullPrefix(pipeline.config.redis.prefix) });
+    try {
+      const parked = await waitFor(async () => (await dlq.getJobs(['failed'])).find((j) => (j.data as { payload: { jobId: string } }).payload.jobId === jobId), {
+        what: 'the dead letter to be parked',
+      });
+      await parked.retry('failed');
+      await waitFor(async () => ((await (await fetch(`${base}/api/files/job/${jobId}`)).json()) as { series: number }).series === 2 || undefined, { what: 'the replay to start' });
+      const replayed = (await pollUntilTerminal(base, jobId, 60_000)).at(-1)!;
+      expect(replayed).toMatchObject({ status: 'done', series: 2 });
+      // Assemble alone would have had no MinerU result to assemble: the document went to MinerU again.
+      expect((await packageOf(base, jobId)).origin.engine).toBe('mineru');
+      expect(fake.stats.submissions).toBe(1);
+    } finally {
+      await dlq.close();
+      await redis.quit();
+    }
+  }, 120_000);
 
   it('a 400 from MinerU fails at once with its message', async () => {
     fake = await startFakeMinerU();

@@ -1,7 +1,7 @@
 import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { JobStateStore } from '@readpack/job-state';
 import type { Logger } from '@readpack/logging';
-import { bullPrefix, deadLetterQueueName, QUEUES, type QueueName, type QueueProducer } from '@readpack/queues';
+import { bullPrefix, deadLetterQueueName, jobRefFields, QUEUES, type ExtractPayload, type QueueName, type QueueProducer } from '@readpack/queues';
 import type { Redis } from 'ioredis';
 import type { Classified } from './failures.js';
 
@@ -14,7 +14,10 @@ import type { Classified } from './failures.js';
  * sits in the DLQ's `failed` list, visible in Bull Board with the original error. Retrying a
  * parked entry (Bull Board's Retry button, or `npm run ops -- dlq replay`) runs it once more, and
  * that run REPLAYS the job: its record goes back to `queued` in a new attempt series (history
- * kept) and the stage job is added again under a new series id.
+ * kept) and the document runs again from extract under new series ids. Whatever stage gave up:
+ * a stage works on what the earlier stages produced in the same series (assemble waits for the
+ * render → OCR or MinerU children that extract adds), so re-running assemble alone would
+ * assemble from nothing, or from another engine than the one asked for.
  */
 export interface DeadLetter {
   stage: QueueName;
@@ -94,8 +97,10 @@ async function replay(entry: DeadLetter, deps: { state: JobStateStore; producer:
     logger.warn('replay skipped: the job is not failed', { status: outcome.status });
     return;
   }
+  const secrets = 'secrets' in payload ? payload.secrets : undefined;
+  const rerun: ExtractPayload = { ...jobRefFields(payload), series: outcome.series, source: payload.source, options: payload.options, ...(secrets ? { secrets } : {}) };
   // A job without a priority would run before every prioritised job: keep the one it had (or the
   // best one, for entries written before priorities were kept).
-  await deps.producer.addUntyped(entry.stage, { ...payload, series: outcome.series }, { priority: entry.priority ?? 1 });
-  logger.info('job replayed from the dead-letter queue', { series: outcome.series, previousError: entry.error.code });
+  await deps.producer.add('extract', rerun, { priority: entry.priority ?? 1 });
+  logger.info('job replayed from the dead-letter queue: the document runs again from extract', { series: outcome.series, previousError: entry.error.code });
 }

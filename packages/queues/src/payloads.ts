@@ -75,6 +75,8 @@ export const assemblePayload = z
      * absent when the document went to MinerU only (engine=mineru).
      */
     extraction: z.object({ sha256 }).optional(),
+    /** The upload's sealed secrets, carried for a dead-letter replay, which re-runs the document from extract. */
+    secrets: sealedSecrets.optional(),
   })
   .strict();
 

@@ -55,7 +55,13 @@ export const extractStage: StageHandler<'extract'> = {
     await state.progress(payload, pageCount > 0 ? { done: pageCount - ocrPages.length, total: pageCount } : { done: 1, total: 2 }, ocrPages.length > 0 ? 'ocr' : 'extract');
     // The document keeps the priority its tenant's admission gave it (fairness between tenants).
     await producer.addAssembleFlow(
-      { ...jobRefFields(payload), source: payload.source, options: payload.options, extraction: extraction && { sha256: extraction.sha256 } },
+      {
+        ...jobRefFields(payload),
+        source: payload.source,
+        options: payload.options,
+        extraction: extraction && { sha256: extraction.sha256 },
+        ...(payload.secrets ? { secrets: payload.secrets } : {}),
+      },
       children,
       ctx.job.opts.priority ? { priority: ctx.job.opts.priority } : {},
     );
