@@ -1,24 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { Redis } from 'ioredis';
-import { connectTestRedis, deleteKeysWithPrefix, uniqueName } from '@readpack/testing';
-import { ActiveJobsGate, JobStateStore, type NewJob } from '../src/index.js';
+import { beforeAll, describe, expect, it } from '@jest/globals';
+import { ActiveJobsGate, type NewJob } from '../src/index.js';
+import { useStoreFixture } from './store-fixture.js';
 
-let redis: Redis;
-let prefix: string;
-let store: JobStateStore;
+const fixture = useStoreFixture('admission');
 let gate: ActiveJobsGate;
-const ttl = { queuedSeconds: 600, processingSeconds: 300, resultSeconds: 900 };
 
 beforeAll(() => {
-  redis = connectTestRedis();
-  prefix = uniqueName('admission');
-  store = new JobStateStore(redis, { prefix, ttl, leaseMs: 5_000, actor: 'test-host:1' });
-  gate = new ActiveJobsGate(redis, { prefix, graceMs: 60_000, ttlSeconds: 900 });
-});
-
-afterAll(async () => {
-  await deleteKeysWithPrefix(redis, prefix);
-  await redis.quit();
+  gate = new ActiveJobsGate(fixture.redis, { prefix: fixture.prefix, graceMs: 60_000, ttlSeconds: 900 });
 });
 
 let counter = 0;
@@ -30,7 +18,7 @@ function newJob(tenant: string): NewJob {
 async function admitAndCreate(tenant: string, limit: number) {
   const job = newJob(tenant);
   const admission = await gate.admit(tenant, [job.jobId], limit);
-  if (admission.admitted) await store.createJob(job);
+  if (admission.admitted) await fixture.store.createJob(job);
   return { job, admission };
 }
 
@@ -44,16 +32,16 @@ describe('active jobs per tenant', () => {
       { admitted: true, activeBefore: 2 },
       { admitted: false, active: 3 },
     ]);
-    expect(await redis.exists(store.jobKey(results[3]!.job.jobId))).toBe(0);
+    expect(await fixture.redis.exists(fixture.store.jobKey(results[3]!.job.jobId))).toBe(0);
   });
 
   it('frees a slot when a job ends, done or failed', async () => {
     const jobs = [];
     for (let i = 0; i < 2; i += 1) jobs.push((await admitAndCreate('t-ends', 2)).job);
     expect((await admitAndCreate('t-ends', 2)).admission.admitted).toBe(false);
-    await store.complete(jobs[0]!, { packageId: jobs[0]!.jobId, size: 1, sha256: 'x' });
+    await fixture.store.complete(jobs[0]!, { packageId: jobs[0]!.jobId, size: 1, sha256: 'x' });
     expect((await admitAndCreate('t-ends', 2)).admission).toEqual({ admitted: true, activeBefore: 1 });
-    await store.fail(jobs[1]!, { code: 'corrupt_document', message: 'x' });
+    await fixture.store.fail(jobs[1]!, { code: 'corrupt_document', message: 'x' });
     expect((await admitAndCreate('t-ends', 2)).admission).toEqual({ admitted: true, activeBefore: 1 });
   });
 
@@ -61,11 +49,11 @@ describe('active jobs per tenant', () => {
     const tenant = 't-batch';
     expect(await gate.admit(tenant, ['job_b1', 'job_b2', 'job_b3'], 4)).toEqual({ admitted: true, activeBefore: 0 });
     expect(await gate.admit(tenant, ['job_b4', 'job_b5'], 4)).toEqual({ admitted: false, active: 3 });
-    expect(await redis.zrange(gate.activeKey(tenant), 0, -1)).toEqual(['job_b1', 'job_b2', 'job_b3']);
+    expect(await fixture.redis.zrange(gate.activeKey(tenant), 0, -1)).toEqual(['job_b1', 'job_b2', 'job_b3']);
   });
 
   it('keeps counting an id without a record during the grace, drops it after, and releases on request', async () => {
-    const strict = new ActiveJobsGate(redis, { prefix, graceMs: 0, ttlSeconds: 900 });
+    const strict = new ActiveJobsGate(fixture.redis, { prefix: fixture.prefix, graceMs: 0, ttlSeconds: 900 });
     const tenant = 't-grace';
     expect(await gate.admit(tenant, ['job_g1'], 1)).toEqual({ admitted: true, activeBefore: 0 });
     expect(await gate.admit(tenant, ['job_g2'], 1)).toEqual({ admitted: false, active: 1 });
@@ -87,7 +75,7 @@ describe('active jobs per tenant', () => {
 
   it('gives the set an expiry so an idle tenant leaves nothing behind', async () => {
     await gate.admit('t-ttl', ['job_t1'], 5);
-    const seconds = await redis.ttl(gate.activeKey('t-ttl'));
+    const seconds = await fixture.redis.ttl(gate.activeKey('t-ttl'));
     expect(seconds).toBeGreaterThan(0);
     expect(seconds).toBeLessThanOrEqual(900);
   });
@@ -97,11 +85,11 @@ describe('original filename', () => {
   it('keeps the name the client sent beside the sanitized one, only when they differ', async () => {
     const job = newJob('t-names');
     job.source = { ...job.source, filename: 'report.pdf', originalFilename: '../../etc/report\u0000.pdf' };
-    await store.createJob(job);
-    expect((await store.getJob(job.jobId))?.source).toMatchObject({ filename: 'report.pdf', originalFilename: '../../etc/report\u0000.pdf' });
+    await fixture.store.createJob(job);
+    expect((await fixture.store.getJob(job.jobId))?.source).toMatchObject({ filename: 'report.pdf', originalFilename: '../../etc/report\u0000.pdf' });
     const same = newJob('t-names');
     same.source = { ...same.source, filename: 'a.txt', originalFilename: 'a.txt' };
-    await store.createJob(same);
-    expect((await store.getJob(same.jobId))?.source.originalFilename).toBeUndefined();
+    await fixture.store.createJob(same);
+    expect((await fixture.store.getJob(same.jobId))?.source.originalFilename).toBeUndefined();
   });
 });

@@ -1,24 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import type { Redis } from 'ioredis';
-import { connectTestRedis, deleteKeysWithPrefix, uniqueName } from '@readpack/testing';
+import { connectTestRedis } from '@readpack/testing';
 import { JobStateStore, type NewJob } from '../src/index.js';
+import { TEST_TTL, useStoreFixture } from './store-fixture.js';
 
-let redis: Redis;
-let prefix: string;
-let store: JobStateStore;
-const ttl = { queuedSeconds: 600, processingSeconds: 300, resultSeconds: 900 };
-
-beforeAll(() => {
-  redis = connectTestRedis();
-  prefix = uniqueName('jobstate');
-  store = new JobStateStore(redis, { prefix, ttl, leaseMs: 5_000, actor: 'test-host:1' });
-});
-
-afterAll(async () => {
-  await deleteKeysWithPrefix(redis, prefix);
-  await redis.quit();
-});
+const fixture = useStoreFixture('jobstate');
+const ttl = TEST_TTL;
 
 let counter = 0;
 function newJob(overrides: Partial<NewJob> = {}): NewJob {
@@ -34,36 +21,36 @@ function newJob(overrides: Partial<NewJob> = {}): NewJob {
 describe('job records', () => {
   it('creates once, reads back, and refuses a second create', async () => {
     const job = newJob();
-    expect(await store.createJob(job)).toBe(true);
-    expect(await store.createJob({ ...job, tenant: 'other' })).toBe(false);
-    const record = await store.getJob(job.jobId);
+    expect(await fixture.store.createJob(job)).toBe(true);
+    expect(await fixture.store.createJob({ ...job, tenant: 'other' })).toBe(false);
+    const record = await fixture.store.getJob(job.jobId);
     expect(record).toMatchObject({ jobId: job.jobId, tenant: 'tenant-a', status: 'queued', phase: 'queued', progress: { done: 0, total: 0 } });
     expect(record?.createdBy).toBe('test-host:1');
-    expect(await redis.ttl(store.jobKey(job.jobId))).toBeGreaterThan(ttl.processingSeconds);
+    expect(await fixture.redis.ttl(fixture.store.jobKey(job.jobId))).toBeGreaterThan(ttl.processingSeconds);
   });
 
   it('answers null for an absent record', async () => {
-    expect(await store.getJob('nope')).toBeNull();
+    expect(await fixture.store.getJob('nope')).toBeNull();
   });
 
   it('moves queued → processing → done, sets the result window TTL and ignores later updates', async () => {
     const job = newJob();
-    await store.createJob(job);
-    expect(await store.start(job, 'extract')).toEqual({ applied: true, status: 'processing' });
-    expect((await store.getJob(job.jobId))?.leaseUntil).toBeDefined();
-    expect(await redis.ttl(store.jobKey(job.jobId))).toBeLessThanOrEqual(ttl.processingSeconds);
-    await store.progress(job, { done: 3, total: 10 }, 'ocr');
+    await fixture.store.createJob(job);
+    expect(await fixture.store.start(job, 'extract')).toEqual({ applied: true, status: 'processing' });
+    expect((await fixture.store.getJob(job.jobId))?.leaseUntil).toBeDefined();
+    expect(await fixture.redis.ttl(fixture.store.jobKey(job.jobId))).toBeLessThanOrEqual(ttl.processingSeconds);
+    await fixture.store.progress(job, { done: 3, total: 10 }, 'ocr');
     const pointer = { packageId: 'pkg1', size: 123, sha256: 'cd'.repeat(32) };
-    expect(await store.complete(job, pointer)).toEqual({ applied: true, status: 'done' });
-    const ttlAfter = await redis.ttl(store.jobKey(job.jobId));
+    expect(await fixture.store.complete(job, pointer)).toEqual({ applied: true, status: 'done' });
+    const ttlAfter = await fixture.redis.ttl(fixture.store.jobKey(job.jobId));
     expect(ttlAfter).toBeGreaterThan(ttl.processingSeconds);
     expect(ttlAfter).toBeLessThanOrEqual(ttl.resultSeconds);
 
-    expect(await store.progress(job, { done: 6, total: 10 }, 'extract')).toEqual({ applied: false, status: 'done' });
-    expect(await store.start(job, 'extract')).toEqual({ applied: false, status: 'done' });
-    expect(await store.fail(job, { code: 'x', message: 'late' })).toEqual({ applied: false, status: 'done' });
-    expect(await store.complete(job, { ...pointer, packageId: 'other' })).toEqual({ applied: false, status: 'done' });
-    const record = await store.getJob(job.jobId);
+    expect(await fixture.store.progress(job, { done: 6, total: 10 }, 'extract')).toEqual({ applied: false, status: 'done' });
+    expect(await fixture.store.start(job, 'extract')).toEqual({ applied: false, status: 'done' });
+    expect(await fixture.store.fail(job, { code: 'x', message: 'late' })).toEqual({ applied: false, status: 'done' });
+    expect(await fixture.store.complete(job, { ...pointer, packageId: 'other' })).toEqual({ applied: false, status: 'done' });
+    const record = await fixture.store.getJob(job.jobId);
     expect(record).toMatchObject({ status: 'done', phase: 'view_ready', progress: { done: 10, total: 10 }, result: pointer });
     expect(record?.error).toBeUndefined();
     expect(record?.leaseUntil).toBeUndefined();
@@ -71,38 +58,38 @@ describe('job records', () => {
 
   it('records a failure with its code and keeps it terminal', async () => {
     const job = newJob();
-    await store.createJob(job);
-    await store.start(job, 'extract');
-    expect(await store.fail(job, { code: 'corrupt_document', message: 'no xref' })).toEqual({ applied: true, status: 'failed' });
-    expect(await store.complete(job, { packageId: 'p', size: 1, sha256: 'x' })).toEqual({ applied: false, status: 'failed' });
-    expect(await store.getJob(job.jobId)).toMatchObject({ status: 'failed', phase: 'extract', error: { code: 'corrupt_document', message: 'no xref' } });
+    await fixture.store.createJob(job);
+    await fixture.store.start(job, 'extract');
+    expect(await fixture.store.fail(job, { code: 'corrupt_document', message: 'no xref' })).toEqual({ applied: true, status: 'failed' });
+    expect(await fixture.store.complete(job, { packageId: 'p', size: 1, sha256: 'x' })).toEqual({ applied: false, status: 'failed' });
+    expect(await fixture.store.getJob(job.jobId)).toMatchObject({ status: 'failed', phase: 'extract', error: { code: 'corrupt_document', message: 'no xref' } });
   });
 
   it('ignores transitions of a record that does not exist, and creates nothing', async () => {
     const ref = { jobId: 'ghost' };
-    expect(await store.start(ref, 'extract')).toEqual({ applied: false, status: 'missing' });
-    expect(await store.heartbeat(ref)).toEqual({ applied: false, status: 'missing' });
-    expect(await store.complete(ref, { packageId: 'p', size: 1, sha256: 'x' })).toEqual({ applied: false, status: 'missing' });
-    expect(await redis.exists(store.jobKey('ghost'))).toBe(0);
+    expect(await fixture.store.start(ref, 'extract')).toEqual({ applied: false, status: 'missing' });
+    expect(await fixture.store.heartbeat(ref)).toEqual({ applied: false, status: 'missing' });
+    expect(await fixture.store.complete(ref, { packageId: 'p', size: 1, sha256: 'x' })).toEqual({ applied: false, status: 'missing' });
+    expect(await fixture.redis.exists(fixture.store.jobKey('ghost'))).toBe(0);
   });
 
   it('never lowers progress or phase', async () => {
     const job = newJob();
-    await store.createJob(job);
-    await store.progress(job, { done: 5, total: 10 }, 'ocr');
-    await store.progress(job, { done: 2, total: 4 }, 'extract');
-    expect(await store.getJob(job.jobId)).toMatchObject({ phase: 'ocr', progress: { done: 5, total: 10 } });
+    await fixture.store.createJob(job);
+    await fixture.store.progress(job, { done: 5, total: 10 }, 'ocr');
+    await fixture.store.progress(job, { done: 2, total: 4 }, 'extract');
+    expect(await fixture.store.getJob(job.jobId)).toMatchObject({ phase: 'ocr', progress: { done: 5, total: 10 } });
   });
 
   it('a heartbeat renews the lease of a processing record only', async () => {
     const job = newJob();
-    await store.createJob(job);
-    expect(await store.heartbeat(job)).toEqual({ applied: false, status: 'queued' });
-    await store.start(job, 'extract');
-    const before = (await store.getJob(job.jobId))?.leaseUntil ?? '';
+    await fixture.store.createJob(job);
+    expect(await fixture.store.heartbeat(job)).toEqual({ applied: false, status: 'queued' });
+    await fixture.store.start(job, 'extract');
+    const before = (await fixture.store.getJob(job.jobId))?.leaseUntil ?? '';
     await new Promise((r) => setTimeout(r, 20));
-    expect(await store.heartbeat(job)).toEqual({ applied: true, status: 'processing' });
-    const after = (await store.getJob(job.jobId))?.leaseUntil ?? '';
+    expect(await fixture.store.heartbeat(job)).toEqual({ applied: true, status: 'processing' });
+    const after = (await fixture.store.getJob(job.jobId))?.leaseUntil ?? '';
     expect(Date.parse(after)).toBeGreaterThan(Date.parse(before));
   });
 });
@@ -112,7 +99,7 @@ describe('concurrent writers', () => {
     // Many interleavings of progress updates from several "consumers" racing one completion,
     // each on its own connection so Redis really sees them concurrently.
     const writers = Array.from({ length: 4 }, () => connectTestRedis());
-    const stores = writers.map((r) => new JobStateStore(r, { prefix, ttl, leaseMs: 5_000, actor: 'w' }));
+    const stores = writers.map((r) => new JobStateStore(r, { prefix: fixture.prefix, ttl, leaseMs: 5_000, actor: 'w' }));
     try {
       await fc.assert(
         fc.asyncProperty(
@@ -120,7 +107,7 @@ describe('concurrent writers', () => {
           fc.nat(25),
           async (updates, completeAt) => {
             const job = newJob();
-            await store.createJob(job);
+            await fixture.store.createJob(job);
             // Once the completion has been acknowledged, every later read must say `done`.
             let completed = false;
             const readsAfterCompletion: string[] = [];
@@ -135,7 +122,7 @@ describe('concurrent writers', () => {
               if (readAfterCompletion) readsAfterCompletion.push(seen?.status ?? 'absent');
             });
             await Promise.all(ops);
-            const final = await store.getJob(job.jobId);
+            const final = await fixture.store.getJob(job.jobId);
             expect(final?.status).toBe('done');
             expect(final?.progress.done).toBe(final?.progress.total);
             expect(readsAfterCompletion.length).toBeGreaterThan(0);
@@ -151,14 +138,14 @@ describe('concurrent writers', () => {
 
   it('progress read by a poller is monotonic while writers race', async () => {
     const job = newJob();
-    await store.createJob(job);
+    await fixture.store.createJob(job);
     const writer = connectTestRedis();
-    const writerStore = new JobStateStore(writer, { prefix, ttl, leaseMs: 5_000, actor: 'w' });
+    const writerStore = new JobStateStore(writer, { prefix: fixture.prefix, ttl, leaseMs: 5_000, actor: 'w' });
     const values = Array.from({ length: 200 }, (_, i) => (i * 7919) % 100);
     let stop = false;
     const seen: number[] = [];
     const poll = (async () => {
-      while (!stop) seen.push((await store.getJob(job.jobId))?.progress.done ?? -1);
+      while (!stop) seen.push((await fixture.store.getJob(job.jobId))?.progress.done ?? -1);
     })();
     try {
       await Promise.all(values.map((done) => writerStore.progress(job, { done, total: 100 })));
@@ -168,7 +155,7 @@ describe('concurrent writers', () => {
       await writer.quit();
     }
     for (let i = 1; i < seen.length; i += 1) expect(seen[i]).toBeGreaterThanOrEqual(seen[i - 1]!);
-    expect((await store.getJob(job.jobId))?.progress.done).toBe(99);
+    expect((await fixture.store.getJob(job.jobId))?.progress.done).toBe(99);
   });
 });
 
@@ -176,72 +163,72 @@ describe('batches', () => {
   it('creates a batch with per-file records and aggregates their states', async () => {
     const batchId = `batch${counter}`;
     const jobs = [newJob(), newJob(), newJob()].map((j, index) => ({ ...j, batch: { batchId, index } }));
-    await store.createBatch(
+    await fixture.store.createBatch(
       { batchId, tenant: 'tenant-a', files: jobs.map((j, index) => ({ index, name: `f${index}.pdf`, jobId: j.jobId })) },
       jobs,
     );
-    let view = await store.getBatch(batchId);
+    let view = await fixture.store.getBatch(batchId);
     expect(view).toMatchObject({ status: 'queued', total: 3, completed: 0, failed: 0 });
-    expect((await store.getJob(jobs[1]!.jobId))?.batch).toEqual({ batchId, index: 1 });
+    expect((await fixture.store.getJob(jobs[1]!.jobId))?.batch).toEqual({ batchId, index: 1 });
 
     const ref = (i: number) => ({ jobId: jobs[i]!.jobId, batchId });
-    await store.start(ref(0), 'extract');
-    expect((await store.getBatch(batchId))?.status).toBe('processing');
+    await fixture.store.start(ref(0), 'extract');
+    expect((await fixture.store.getBatch(batchId))?.status).toBe('processing');
     // Concurrent completions touch only their own record: no lost update.
     await Promise.all([
-      store.complete(ref(0), { packageId: 'a', size: 1, sha256: 'x' }),
-      store.complete(ref(1), { packageId: 'b', size: 1, sha256: 'x' }),
-      store.fail(ref(2), { code: 'corrupt_document', message: 'bad' }),
+      fixture.store.complete(ref(0), { packageId: 'a', size: 1, sha256: 'x' }),
+      fixture.store.complete(ref(1), { packageId: 'b', size: 1, sha256: 'x' }),
+      fixture.store.fail(ref(2), { code: 'corrupt_document', message: 'bad' }),
     ]);
-    view = await store.getBatch(batchId);
+    view = await fixture.store.getBatch(batchId);
     expect(view).toMatchObject({ status: 'partial', total: 3, completed: 2, failed: 1 });
     expect(view?.files.map((f) => f.status)).toEqual(['done', 'done', 'failed']);
     expect(view?.files[2]?.error?.code).toBe('corrupt_document');
     // The batch key outlives the queued TTL once members are terminal.
-    expect(await redis.ttl(store.batchKey(batchId))).toBeGreaterThan(ttl.queuedSeconds);
+    expect(await fixture.redis.ttl(fixture.store.batchKey(batchId))).toBeGreaterThan(ttl.queuedSeconds);
   });
 
   it('answers null for an unknown batch and marks expired members', async () => {
-    expect(await store.getBatch('none')).toBeNull();
+    expect(await fixture.store.getBatch('none')).toBeNull();
     const batchId = `batchexp${counter}`;
     const job = { ...newJob(), batch: { batchId, index: 0 } };
-    await store.createBatch({ batchId, tenant: 't', files: [{ index: 0, name: 'x', jobId: job.jobId }] }, [job]);
-    await redis.del(store.jobKey(job.jobId));
-    expect(await store.getBatch(batchId)).toMatchObject({ status: 'failed', files: [{ status: 'expired' }] });
+    await fixture.store.createBatch({ batchId, tenant: 't', files: [{ index: 0, name: 'x', jobId: job.jobId }] }, [job]);
+    await fixture.redis.del(fixture.store.jobKey(job.jobId));
+    expect(await fixture.store.getBatch(batchId)).toMatchObject({ status: 'failed', files: [{ status: 'expired' }] });
   });
 });
 
 describe('active-only dedup', () => {
   it('50 concurrent creations of one identity make one job; all others join it', async () => {
     const identity = `id${counter}`;
-    const results = await Promise.all(Array.from({ length: 50 }, () => store.createOrJoin(identity, newJob())));
+    const results = await Promise.all(Array.from({ length: 50 }, () => fixture.store.createOrJoin(identity, newJob())));
     const created = results.filter((r) => r.created);
     expect(created).toHaveLength(1);
     expect(new Set(results.map((r) => r.jobId))).toEqual(new Set([created[0]!.jobId]));
-    expect((await store.getJob(created[0]!.jobId))?.status).toBe('queued');
+    expect((await fixture.store.getJob(created[0]!.jobId))?.status).toBe('queued');
   });
 
   it('a job that ended no longer holds its identity', async () => {
     const identity = `ended${counter}`;
-    const first = await store.createOrJoin(identity, newJob());
-    expect((await store.createOrJoin(identity, newJob())).jobId).toBe(first.jobId);
-    await store.start(first, 'extract');
-    expect((await store.createOrJoin(identity, newJob())).jobId).toBe(first.jobId);
-    await store.complete(first, { packageId: first.jobId, size: 1, sha256: 'x' });
-    const second = await store.createOrJoin(identity, newJob());
+    const first = await fixture.store.createOrJoin(identity, newJob());
+    expect((await fixture.store.createOrJoin(identity, newJob())).jobId).toBe(first.jobId);
+    await fixture.store.start(first, 'extract');
+    expect((await fixture.store.createOrJoin(identity, newJob())).jobId).toBe(first.jobId);
+    await fixture.store.complete(first, { packageId: first.jobId, size: 1, sha256: 'x' });
+    const second = await fixture.store.createOrJoin(identity, newJob());
     expect(second.created).toBe(true);
     expect(second.jobId).not.toBe(first.jobId);
-    await store.fail(second, { code: 'corrupt_document', message: 'bad' });
-    const third = await store.createOrJoin(identity, newJob());
+    await fixture.store.fail(second, { code: 'corrupt_document', message: 'bad' });
+    const third = await fixture.store.createOrJoin(identity, newJob());
     expect(third.created).toBe(true);
     expect(new Set([first.jobId, second.jobId, third.jobId]).size).toBe(3);
   });
 
   it('an expired job no longer holds its identity', async () => {
     const identity = `expired${counter}`;
-    const first = await store.createOrJoin(identity, newJob());
-    await redis.del(store.jobKey(first.jobId));
-    const second = await store.createOrJoin(identity, newJob());
+    const first = await fixture.store.createOrJoin(identity, newJob());
+    await fixture.redis.del(fixture.store.jobKey(first.jobId));
+    const second = await fixture.store.createOrJoin(identity, newJob());
     expect(second.created).toBe(true);
     expect(second.jobId).not.toBe(first.jobId);
   });
@@ -250,33 +237,33 @@ describe('active-only dedup', () => {
 describe('replay', () => {
   it('puts a failed job back to queued in a new series and keeps its history', async () => {
     const job = newJob();
-    await store.createJob(job);
-    await store.start(job, 'extract');
-    await store.progress(job, { done: 1, total: 2 }, 'extract');
-    await store.fail(job, { code: 'stalled', message: 'kept dying' });
-    expect(await store.replay(job)).toEqual({ applied: true, status: 'queued', series: 2 });
-    const record = await store.getJob(job.jobId);
+    await fixture.store.createJob(job);
+    await fixture.store.start(job, 'extract');
+    await fixture.store.progress(job, { done: 1, total: 2 }, 'extract');
+    await fixture.store.fail(job, { code: 'stalled', message: 'kept dying' });
+    expect(await fixture.store.replay(job)).toEqual({ applied: true, status: 'queued', series: 2 });
+    const record = await fixture.store.getJob(job.jobId);
     expect(record).toMatchObject({ status: 'queued', phase: 'queued', series: 2, progress: { done: 0, total: 0 } });
     expect(record?.error).toBeUndefined();
     expect(record?.history).toEqual([{ series: 1, code: 'stalled', message: 'kept dying', phase: 'extract', failedAt: expect.any(String) }]);
-    await store.start(job, 'extract');
-    await store.complete(job, { packageId: job.jobId, size: 1, sha256: 'x' });
-    expect(await store.replay(job)).toMatchObject({ applied: false, status: 'done' });
+    await fixture.store.start(job, 'extract');
+    await fixture.store.complete(job, { packageId: job.jobId, size: 1, sha256: 'x' });
+    expect(await fixture.store.replay(job)).toMatchObject({ applied: false, status: 'done' });
   });
 });
 
 describe('pages and annotations', () => {
   it('counts each page once however often it is reported, and drops working fields when the job ends', async () => {
     const job = newJob();
-    await store.createJob(job);
-    await store.progress(job, { done: 1, total: 4 }, 'ocr');
-    await Promise.all([2, 3, 2, 3, 2].map((page) => store.pageDone(job, page)));
-    expect((await store.getJob(job.jobId))?.progress).toEqual({ done: 3, total: 4 });
-    expect(await store.annotate(job, { mineruTaskId: 'task-1' })).toEqual({ applied: true, status: 'processing' });
-    expect(await store.annotations(job.jobId)).toEqual({ mineruTaskId: 'task-1' });
-    await store.complete(job, { packageId: job.jobId, size: 1, sha256: 'x' });
-    const fields = await redis.hkeys(store.jobKey(job.jobId));
+    await fixture.store.createJob(job);
+    await fixture.store.progress(job, { done: 1, total: 4 }, 'ocr');
+    await Promise.all([2, 3, 2, 3, 2].map((page) => fixture.store.pageDone(job, page)));
+    expect((await fixture.store.getJob(job.jobId))?.progress).toEqual({ done: 3, total: 4 });
+    expect(await fixture.store.annotate(job, { mineruTaskId: 'task-1' })).toEqual({ applied: true, status: 'processing' });
+    expect(await fixture.store.annotations(job.jobId)).toEqual({ mineruTaskId: 'task-1' });
+    await fixture.store.complete(job, { packageId: job.jobId, size: 1, sha256: 'x' });
+    const fields = await fixture.redis.hkeys(fixture.store.jobKey(job.jobId));
     expect(fields.filter((f) => f.startsWith('page.') || f.startsWith('ext.'))).toEqual([]);
-    expect(await store.annotate(job, { mineruTaskId: 'late' })).toEqual({ applied: false, status: 'done' });
+    expect(await fixture.store.annotate(job, { mineruTaskId: 'late' })).toEqual({ applied: false, status: 'done' });
   });
 });

@@ -1,29 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
-import type { Redis } from 'ioredis';
-import { connectTestRedis, deleteKeysWithPrefix, uniqueName } from '@readpack/testing';
-import { JobStateStore, type JobRecord, type JobView, type NewJob } from '../src/index.js';
+import type { JobRecord, JobView, NewJob } from '../src/index.js';
+import { useStoreFixture } from './store-fixture.js';
 
 /**
  * The status document is built in Lua (scripts/prelude.lua, publishView) and served as stored, so
  * these tests hold it to the record it describes after every kind of change.
  */
-let redis: Redis;
-let prefix: string;
-let store: JobStateStore;
-const ttl = { queuedSeconds: 600, processingSeconds: 300, resultSeconds: 900 };
-
-beforeAll(() => {
-  redis = connectTestRedis();
-  prefix = uniqueName('jobview');
-  store = new JobStateStore(redis, { prefix, ttl, leaseMs: 5_000, actor: 'view-host:1' });
-});
-
-afterAll(async () => {
-  await deleteKeysWithPrefix(redis, prefix);
-  await redis.quit();
-});
+const fixture = useStoreFixture('jobview', 'view-host:1');
 
 /** What the document must say about a record: everything public, nothing internal. */
 function expectedView(record: JobRecord): JobView {
@@ -45,13 +30,13 @@ function expectedView(record: JobRecord): JobView {
 }
 
 async function storedView(jobId: string): Promise<{ tenant: string; view: unknown }> {
-  const stored = await store.getJobView(jobId);
+  const stored = await fixture.store.getJobView(jobId);
   if (!stored) throw new Error(`no view for ${jobId}`);
   return { tenant: stored.tenant, view: JSON.parse(stored.json) };
 }
 
 async function expectViewMatchesRecord(jobId: string): Promise<void> {
-  const record = await store.getJob(jobId);
+  const record = await fixture.store.getJob(jobId);
   if (!record) throw new Error(`no record for ${jobId}`);
   expect(await storedView(jobId)).toEqual({ tenant: record.tenant, view: expectedView(record) });
 }
@@ -70,64 +55,64 @@ function newJob(overrides: Partial<NewJob> = {}): NewJob {
 describe('the stored status document', () => {
   it('follows the record through every transition, replay included', async () => {
     const job = newJob({ source: { filename: 'r\u00e9sum\u00e9 "final".pdf', mediaType: 'application/pdf', size: 99, sha256: 'cd'.repeat(32), originalFilename: '..\\\\/x/r\u00e9sum\u00e9 "final".pdf' } });
-    await store.createJob(job);
+    await fixture.store.createJob(job);
     await expectViewMatchesRecord(job.jobId);
-    await store.start(job, 'extract');
+    await fixture.store.start(job, 'extract');
     await expectViewMatchesRecord(job.jobId);
-    await store.progress(job, { done: 2, total: 5 }, 'ocr');
+    await fixture.store.progress(job, { done: 2, total: 5 }, 'ocr');
     await expectViewMatchesRecord(job.jobId);
-    await store.pageDone(job, 3);
+    await fixture.store.pageDone(job, 3);
     await expectViewMatchesRecord(job.jobId);
-    await store.fail(job, { code: 'ocr_failed', message: 'tesseract said: "no" / \u00e7a \n ne va pas' });
+    await fixture.store.fail(job, { code: 'ocr_failed', message: 'tesseract said: "no" / \u00e7a \n ne va pas' });
     await expectViewMatchesRecord(job.jobId);
-    await store.replay(job);
+    await fixture.store.replay(job);
     await expectViewMatchesRecord(job.jobId);
-    await store.start(job, 'extract', 2);
-    await store.complete(job, { packageId: 'pkg_view1', size: 4_567_890_123, sha256: 'ef'.repeat(32) });
+    await fixture.store.start(job, 'extract', 2);
+    await fixture.store.complete(job, { packageId: 'pkg_view1', size: 4_567_890_123, sha256: 'ef'.repeat(32) });
     await expectViewMatchesRecord(job.jobId);
     const { view } = await storedView(job.jobId);
     expect(view).toMatchObject({ status: 'done', series: 2, history: [{ series: 1, code: 'ocr_failed', phase: 'ocr' }] });
     // Readable as text too: members in a fixed order, slashes not escaped.
-    const json = (await store.getJobView(job.jobId))?.json ?? '';
+    const json = (await fixture.store.getJobView(job.jobId))?.json ?? '';
     expect(json).toMatch(/^\{"jobId":"job_view\d+","status":"done","phase":"view_ready","progress":/);
     expect(json).toContain('"mediaType":"application/pdf"');
   });
 
   it('describes batch members and records created through dedup', async () => {
     const member = newJob({ batch: { batchId: 'batch_view1', index: 3 } });
-    await store.createBatch({ batchId: 'batch_view1', tenant: 'tenant-v', files: [{ index: 3, name: 'report.docx', jobId: member.jobId }] }, [member]);
+    await fixture.store.createBatch({ batchId: 'batch_view1', tenant: 'tenant-v', files: [{ index: 3, name: 'report.docx', jobId: member.jobId }] }, [member]);
     await expectViewMatchesRecord(member.jobId);
     const deduped = newJob();
-    await store.createOrJoin('identity-view-1', deduped);
+    await fixture.store.createOrJoin('identity-view-1', deduped);
     await expectViewMatchesRecord(deduped.jobId);
   });
 
   it('is built on first read for a record written before documents were stored', async () => {
     const job = newJob();
-    await store.createJob(job);
-    await store.start(job, 'extract');
-    await redis.hdel(store.jobKey(job.jobId), 'view');
+    await fixture.store.createJob(job);
+    await fixture.store.start(job, 'extract');
+    await fixture.redis.hdel(fixture.store.jobKey(job.jobId), 'view');
     await expectViewMatchesRecord(job.jobId);
-    expect(await redis.hexists(store.jobKey(job.jobId), 'view')).toBe(1);
+    expect(await fixture.redis.hexists(fixture.store.jobKey(job.jobId), 'view')).toBe(1);
   });
 
   it('is absent with its record', async () => {
-    expect(await store.getJobView('job_view_nothing_here')).toBeNull();
+    expect(await fixture.store.getJobView('job_view_nothing_here')).toBeNull();
   });
 
   it('is left alone by lease renewals, which change nothing a client sees', async () => {
     const job = newJob();
-    await store.createJob(job);
-    await store.start(job, 'extract');
-    const before = await redis.hget(store.jobKey(job.jobId), 'view');
-    await store.heartbeat(job);
-    expect(await redis.hget(store.jobKey(job.jobId), 'view')).toBe(before);
+    await fixture.store.createJob(job);
+    await fixture.store.start(job, 'extract');
+    const before = await fixture.redis.hget(fixture.store.jobKey(job.jobId), 'view');
+    await fixture.store.heartbeat(job);
+    expect(await fixture.redis.hget(fixture.store.jobKey(job.jobId), 'view')).toBe(before);
   });
 });
 
 describe('isoTime (Lua) agrees with Date#toISOString', () => {
   const prelude = readFileSync(new URL('../scripts/prelude.lua', import.meta.url), 'utf8');
-  const isoTime = (ms: number) => redis.eval(`${prelude}\nreturn isoTime(ARGV[1])`, 0, ms) as Promise<string>;
+  const isoTime = (ms: number) => fixture.redis.eval(`${prelude}\nreturn isoTime(ARGV[1])`, 0, ms) as Promise<string>;
 
   it('on edge dates', async () => {
     for (const date of ['1970-01-01T00:00:00.000Z', '2000-02-29T23:59:59.999Z', '2024-02-29T12:00:00.001Z', '2100-03-01T00:00:00.000Z', '2026-12-31T23:59:59.999Z', '9999-12-31T23:59:59.999Z']) {

@@ -1,0 +1,30 @@
+import { afterAll, beforeAll } from '@jest/globals';
+import type { Redis } from 'ioredis';
+import { connectTestRedis, deleteKeysWithPrefix, uniqueName } from '@readpack/testing';
+import { JobStateStore } from '../src/index.js';
+
+export const TEST_TTL = { queuedSeconds: 600, processingSeconds: 300, resultSeconds: 900 };
+
+export interface StoreFixture {
+  redis: Redis;
+  prefix: string;
+  store: JobStateStore;
+}
+
+/**
+ * A JobStateStore on the test Redis under a key prefix of its own (tests run in parallel), set up
+ * before the file's tests and removed, keys and connection, after them. Read its fields inside tests.
+ */
+export function useStoreFixture(name: string, actor = 'test-host:1'): StoreFixture {
+  const fixture = {} as StoreFixture;
+  beforeAll(() => {
+    fixture.redis = connectTestRedis();
+    fixture.prefix = uniqueName(name);
+    fixture.store = new JobStateStore(fixture.redis, { prefix: fixture.prefix, ttl: TEST_TTL, leaseMs: 5_000, actor });
+  });
+  afterAll(async () => {
+    await deleteKeysWithPrefix(fixture.redis, fixture.prefix);
+    await fixture.redis.quit();
+  });
+  return fixture;
+}
