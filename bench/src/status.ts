@@ -430,13 +430,16 @@ function render(variants: Variant[], memories: MemoryResult[], environment: stri
     '| Redis configuration | `MEMORY USAGE` per key, mean of ' + String(settings.memorySample) + ' (min–max) | `used_memory` delta per record (with expiry entry, dict growth) | encoding | goal ≤ 2 KB |',
     '| --- | ---: | ---: | --- | --- |',
   );
-  for (const memory of memories) {
+  // The goal is judged on Redis as Readpack configures it (npm start, docker-compose, README);
+  // Redis' defaults are shown for whoever brings their own.
+  memories.forEach((memory, index) => {
     const worst = Math.max(memory.memoryUsageMean, memory.usedMemoryDeltaPerRecord);
+    const goal = index === 0 ? met(worst) : `reference (${fmt(worst)} B; set hash-max-listpack-value ${TUNED_LISTPACK_VALUE})`;
     lines.push(
       `| ${memory.configuration} | ${fmt(memory.memoryUsageMean)} B (${fmt(memory.memoryUsageMin)}–${fmt(memory.memoryUsageMax)}) | ${fmt(memory.usedMemoryDeltaPerRecord)} B | ` +
-        `\`${memory.encoding}\`${memory.longFields.length > 0 ? ` (${memory.longFields.join(', ')} over the ${memory.listpackValueLimit} B listpack limit)` : ''} | ${met(worst)} |`,
+        `\`${memory.encoding}\`${memory.longFields.length > 0 ? ` (${memory.longFields.join(', ')} over the ${memory.listpackValueLimit} B listpack limit)` : ''} | ${goal} |`,
     );
-  }
+  });
   return lines.join('\n');
 }
 
