@@ -82,6 +82,18 @@ describe('renderPdfPage', () => {
     expect(draw('現').equals(draw('象'))).toBe(false);
   });
 
+  it('reuses its canvas between pages of the same size without carrying anything over', async () => {
+    // Two A4 documents at 150 dpi: B rendered on a fresh canvas, then A, then B again on A's canvas.
+    const b = { path: fixturePath('pdflatex-image.pdf'), pageIndex: 0, dpi: 150 };
+    const a = { path: fixturePath('GeoTopo-komprimiert.pdf'), pageIndex: 67, dpi: 150 };
+    const first = await renderPdfPage(b);
+    const other = await renderPdfPage(a);
+    expect([other.width, other.height]).toEqual([first.width, first.height]);
+    expect(other.gray.equals(first.gray)).toBe(false);
+    const again = await renderPdfPage(b);
+    expect(again.gray.equals(first.gray)).toBe(true);
+  });
+
   it('lowers the dpi to stay within maxPixels, down to the floor, then refuses the page', async () => {
     const page = await renderPdfPage({ path: fixturePath('epson.pdf'), pageIndex: 0, maxPixels: 2_000_000 });
     expect(page.dpi).toBeLessThan(300);
