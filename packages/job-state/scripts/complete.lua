@@ -12,10 +12,9 @@ if isTerminal(status) then return {0, status} end
 local total = math.max(tonumber(redis.call('HGET', KEYS[1], 'total') or '0'), 1)
 local now = nowMs()
 redis.call('HSET', KEYS[1], 'status', 'done', 'result', ARGV[2], 'done', total, 'total', total,
-  'updatedAt', now, 'updatedBy', ARGV[1], 'terminalAt', now)
-redis.call('HDEL', KEYS[1], 'leaseUntil')
-dropWorkingFields(KEYS[1])
+  'updatedAt', now, 'updatedBy', ARGV[1])
 advancePhase(KEYS[1], ARGV[3], tonumber(ARGV[4]))
+dropWorkingFields(KEYS[1])
 publishView(KEYS[1])
 local ttl = tonumber(ARGV[5])
 redis.call('EXPIRE', KEYS[1], ttl)

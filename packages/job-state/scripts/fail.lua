@@ -11,8 +11,7 @@ if not status then return {0, 'missing'} end
 if isTerminal(status) then return {0, status} end
 local now = nowMs()
 redis.call('HSET', KEYS[1], 'status', 'failed', 'errorCode', ARGV[2], 'errorMessage', ARGV[3],
-  'updatedAt', now, 'updatedBy', ARGV[1], 'terminalAt', now)
-redis.call('HDEL', KEYS[1], 'leaseUntil')
+  'updatedAt', now, 'updatedBy', ARGV[1])
 dropWorkingFields(KEYS[1])
 publishView(KEYS[1])
 local ttl = tonumber(ARGV[4])

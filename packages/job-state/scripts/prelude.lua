@@ -33,9 +33,11 @@ local function extendBatch(ttl)
   end
 end
 
--- Per-page bookkeeping (`page.<n>` fields, see page-done.lua) and stage annotations (`ext.*`)
--- are working state: a terminal record keeps only its outcome.
+-- Per-page bookkeeping (`page.<n>` fields, see page-done.lua), stage annotations (`ext.*`), the
+-- lease and the phase rank are working state: a terminal record keeps only its outcome. (Its
+-- `updatedAt` is when it ended: nothing changes a terminal record.)
 local function dropWorkingFields(key)
+  redis.call('HDEL', key, 'leaseUntil', 'phaseRank')
   for _, field in ipairs(redis.call('HKEYS', key)) do
     local head = string.sub(field, 1, 5)
     if head == 'page.' or string.sub(field, 1, 4) == 'ext.' then redis.call('HDEL', key, field) end

@@ -17,7 +17,9 @@ table.insert(history, {
   code = redis.call('HGET', KEYS[1], 'errorCode'),
   message = redis.call('HGET', KEYS[1], 'errorMessage'),
   phase = redis.call('HGET', KEYS[1], 'phase'),
-  failedAt = tonumber(redis.call('HGET', KEYS[1], 'terminalAt') or '0'),
+  -- A failed record is never updated after it failed: its updatedAt is when (earlier versions
+  -- also kept a `terminalAt`, removed below).
+  failedAt = tonumber(redis.call('HGET', KEYS[1], 'updatedAt') or '0'),
 })
 while #history > 20 do table.remove(history, 1) end
 local now = nowMs()
