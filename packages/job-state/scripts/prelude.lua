@@ -93,9 +93,9 @@ local function publishView(key)
   local flat = redis.call('HGETALL', key)
   local f = {}
   for i = 1, #flat, 2 do f[flat[i]] = flat[i + 1] end
-  local error, result, batch, history
+  local failure, result, batch, history
   if f.errorCode and f.errorCode ~= '' then
-    error = jsonObject({ { 'code', f.errorCode }, { 'message', f.errorMessage or '' } })
+    failure = jsonObject({ { 'code', f.errorCode }, { 'message', f.errorMessage or '' } })
   end
   if f.result then
     local pointer = cjson.decode(f.result)
@@ -117,7 +117,7 @@ local function publishView(key)
     { 'status', f.status },
     { 'phase', f.phase or 'queued' },
     { 'progress', jsonObject({ { 'done', tonumber(f.done or '0') }, { 'total', tonumber(f.total or '0') } }) },
-    { 'error', error },
+    { 'error', failure },
     { 'result', result },
     { 'source', jsonObject({ { 'filename', f.filename or '' }, { 'mediaType', f.mediaType or '' }, { 'size', tonumber(f.size or '0') },
       { 'originalFilename', f.originalFilename } }) },
