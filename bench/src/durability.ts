@@ -17,7 +17,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { cpus, hostname, loadavg, tmpdir, totalmem } from 'node:os';
+import { hostname, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Queue, Worker } from 'bullmq';
@@ -25,10 +25,9 @@ import type { Redis } from 'ioredis';
 import { JobStateStore } from '@readpack/job-state';
 import { bullPrefix, QUEUES, type QueueName } from '@readpack/queues';
 import { createConsumerConnection, waitUntilReady } from '@readpack/redis';
-import { cleanUp, cleanups, deleteByPrefix, freePort, stopOnCleanUp, writeBenchSection } from './support.js';
+import { benchRedis, cleanups, deleteByPrefix, describeMachine, freePort, runBench, stopOnCleanUp, writeBenchSection } from './support.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const BENCH_DOC = join(REPO_ROOT, 'docs', 'benchmarks.md');
 const WORKER_MAIN = join(REPO_ROOT, 'apps', 'worker', 'dist', 'main.js');
 const API_MAIN = join(REPO_ROOT, 'apps', 'api', 'dist', 'main.js');
 /** Two seconds of parsing: the consumer is surely mid-job when it is killed. */
@@ -115,31 +114,6 @@ function startChild(args: string[], env: NodeJS.ProcessEnv): Child {
   };
 }
 
-/** REDIS_URL when given; otherwise a private, persistence-free redis-server on a free port. */
-async function benchRedis(): Promise<{ url: string; private: boolean }> {
-  if (process.env.REDIS_URL) return { url: process.env.REDIS_URL, private: false };
-  const port = await freePort();
-  const dir = mkdtempSync(join(tmpdir(), 'readpack-bench-redis-'));
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-  const server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no',
-    '--maxmemory-policy', 'noeviction', '--loglevel', 'warning'], { stdio: ['ignore', 'ignore', 'inherit'] });
-  const exited = new Promise<void>((resolve) => server.once('exit', () => resolve()));
-  cleanups.push(async () => {
-    server.kill('SIGTERM');
-    await exited;
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('spawn', resolve);
-    server.once('error', (error) => reject(new Error(`could not start redis-server (${error.message}); apt-get install -y redis-server`)));
-  });
-  const url = `redis://127.0.0.1:${port}`;
-  const probe = createConsumerConnection({ url }, 'bench-probe');
-  // Refused connections until the server listens are expected; waitUntilReady bounds the wait.
-  probe.on('error', () => undefined);
-  await waitUntilReady(probe, 20_000);
-  probe.disconnect();
-  return { url, private: true };
-}
 
 
 // ───────────────────────── takeover after SIGKILL ─────────────────────────
@@ -410,8 +384,6 @@ function render(takeovers: TakeoverResult[], overheads: OverheadResult[], enviro
   return lines.join('\n');
 }
 
-/** Replaces what lies between this benchmark's markers, and nothing else. */
-
 // ───────────────────────── main ─────────────────────────
 
 async function main(): Promise<void> {
@@ -430,24 +402,11 @@ async function main(): Promise<void> {
   const redis = createConsumerConnection({ url: redisInfo.url }, 'bench-info');
   const redisVersion = /redis_version:(\S+)/.exec(await redis.info('server'))?.[1] ?? '?';
   redis.disconnect();
-  const cpu = cpus();
   // The machine is shared: the 1-minute load average says how quiet it was (2 cores: above 2 means queuing).
   const load = `load average ${fmt(loadBefore, 1)} at the start, ${fmt(loadavg()[0]!, 1)} at the end`;
-  const environment = `${cpu.length} × ${cpu[0]?.model.trim() ?? 'unknown CPU'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}, Redis ${redisVersion}, ${load}`;
+  const environment = describeMachine(`Redis ${redisVersion}`, load);
   const redisNote = redisInfo.private ? 'a private redis-server on loopback, no persistence, sharing the machine' : 'the Redis at REDIS_URL';
-  const section = render(takeovers, overheads, environment, redisNote);
-  writeBenchSection('durability', section);
-  console.log(`\n${section}\n\nwritten to ${BENCH_DOC}`);
+  writeBenchSection('durability', render(takeovers, overheads, environment, redisNote));
 }
 
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => void cleanUp().then(() => process.exit(130)));
-}
-try {
-  await main();
-} catch (error) {
-  console.error(error);
-  process.exitCode = 1;
-} finally {
-  await cleanUp();
-}
+await runBench(main);

@@ -100,7 +100,6 @@ async function main(): Promise<void> {
       'pages\' worth at most: pages are rendered, stored and read one job at a time.',
     ].join('\n');
     writeBenchSection('memory', section);
-    process.stdout.write(`${section}\n`);
   } finally {
     for (const { child } of procs) child.kill('SIGTERM');
     api.kill('SIGTERM');

@@ -24,16 +24,16 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { cpus, hostname, loadavg, tmpdir, totalmem } from 'node:os';
+import { hostname, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import { DEBIAN_TESSDATA_DIR, OcrEngine } from '@readpack/ocr';
 import { PdfPageRenderer, encodePng, type RenderedPage } from '@readpack/render';
+import { describeMachine, runBench, writeBenchSection } from './support.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const CORPUS = join(REPO_ROOT, 'fixtures', 'corpus');
-const BENCH_DOC = join(REPO_ROOT, 'docs', 'benchmarks.md');
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 const DPI = 300;
 
@@ -485,16 +485,6 @@ function report(render: RenderCosts, scored: Scored[], nativeCold: Cost, scaling
   return lines.join('\n');
 }
 
-/** Replaces what lies between this benchmark's markers, and nothing else (read just before writing). */
-function writeSection(body: string): void {
-  const [open, close] = ['<!-- bench:ocr -->', '<!-- /bench:ocr -->'];
-  const doc = readFileSync(BENCH_DOC, 'utf8');
-  const start = doc.indexOf(open);
-  const end = doc.indexOf(close);
-  if (start < 0 || end < start) throw new Error(`${BENCH_DOC} lacks the ${open} … ${close} markers`);
-  writeFileSync(BENCH_DOC, `${doc.slice(0, start + open.length)}\n${body}\n${doc.slice(end)}`);
-}
-
 // ───────────────────────── main ─────────────────────────
 
 function candidates(scratch: string): Candidate[] {
@@ -562,19 +552,10 @@ async function main(): Promise<void> {
       nativeCold = better(nativeCold, await nativePerPage(DEBIAN_TESSDATA_DIR, PAGES, pgm));
     }
     const scaling = await benchScaling(rendered, pgm, scratch);
-    const cpu = cpus();
-    const environment = `${cpu.length} × ${cpu[0]?.model.trim() ?? 'unknown CPU'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
-    const section = report(costs, scored, nativeCold, scaling, { environment, loadBefore, loadAfter: fmt(loadavg()[0]!, 1) });
-    writeSection(section);
-    console.log(`\n${section}\n\nwritten to ${BENCH_DOC}`);
+    writeBenchSection('ocr', report(costs, scored, nativeCold, scaling, { environment: describeMachine(), loadBefore, loadAfter: fmt(loadavg()[0]!, 1) }));
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
 }
 
-try {
-  await main();
-} catch (error) {
-  console.error(error);
-  process.exitCode = 1;
-}
+await runBench(main);

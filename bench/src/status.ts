@@ -17,7 +17,7 @@ import cluster from 'node:cluster';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { cpus, hostname, tmpdir, totalmem } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
@@ -27,11 +27,10 @@ import { loadConfig } from '@readpack/config';
 import { JobStateStore, type NewJob } from '@readpack/job-state';
 import { PROCESS_IDENTITY } from '@readpack/logging';
 import { createConsumerConnection, createProducerConnection, waitUntilReady } from '@readpack/redis';
-import { cleanUp, cleanups, deleteByPrefix, freePort, stopOnCleanUp, writeBenchSection } from './support.js';
+import { benchRedis, cleanups, deleteByPrefix, describeMachine, freePort, runBench, stopOnCleanUp, writeBenchSection } from './support.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const SELF = fileURLToPath(import.meta.url);
-const BENCH_DOC = join(REPO_ROOT, 'docs', 'benchmarks.md');
 
 const settings = {
   connections: 50,
@@ -127,27 +126,6 @@ async function waitForHttp(url: string, timeoutMs = 60_000): Promise<void> {
   }
 }
 
-/** REDIS_URL when given; otherwise a private, persistence-free redis-server on a free port. */
-async function benchRedis(): Promise<{ url: string; private: boolean }> {
-  if (process.env.REDIS_URL) return { url: process.env.REDIS_URL, private: false };
-  const port = await freePort();
-  const dir = mkdtempSync(join(tmpdir(), 'readpack-bench-redis-'));
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-  // Tuned as npm start's Redis is (apps/supervisor/src/redis-server.ts), minus persistence.
-  const child = startChild('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no',
-    '--maxmemory-policy', 'noeviction', '--hash-max-listpack-value', String(TUNED_LISTPACK_VALUE), '--loglevel', 'warning'], process.env);
-  await new Promise<void>((resolve, reject) => {
-    child.process.once('spawn', resolve);
-    child.process.once('error', (error) => reject(new Error(`could not start redis-server (${error.message}); apt-get install -y redis-server`)));
-  });
-  const url = `redis://127.0.0.1:${port}`;
-  const probe = createConsumerConnection({ url }, 'bench-probe');
-  // Refused connections until the server listens are expected; waitUntilReady bounds the wait.
-  probe.on('error', () => undefined);
-  await waitUntilReady(probe, 20_000);
-  probe.disconnect();
-  return { url, private: true };
-}
 
 // ───────────────────────── realistic records ─────────────────────────
 
@@ -448,7 +426,8 @@ function render(variants: Variant[], memories: MemoryResult[], environment: stri
 // ───────────────────────── main ─────────────────────────
 
 async function main(): Promise<void> {
-  const redisInfo = await benchRedis();
+  // Tuned as npm start's Redis is (apps/supervisor/src/redis-server.ts), minus persistence.
+  const redisInfo = await benchRedis(['--hash-max-listpack-value', String(TUNED_LISTPACK_VALUE)]);
   const redis = createConsumerConnection({ url: redisInfo.url }, 'bench-status');
   redis.on('error', (error: Error) => console.error('redis:', error.message));
   cleanups.push(() => redis.disconnect());
@@ -474,26 +453,13 @@ async function main(): Promise<void> {
   }
 
   const redisVersion = /redis_version:(\S+)/.exec(await redis.info('server'))?.[1] ?? '?';
-  const cpu = cpus();
-  const environment = `${cpu.length} × ${cpu[0]?.model.trim() ?? 'unknown CPU'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}, Redis ${redisVersion}`;
+  const environment = describeMachine(`Redis ${redisVersion}`);
   const redisNote = redisInfo.private ? 'a private redis-server (loopback, no persistence)' : 'the Redis at REDIS_URL';
-  const section = render(variants, memories, environment, redisNote);
-  writeBenchSection('status', section);
-  console.log(`\n${section}\n\nwritten to ${BENCH_DOC}`);
+  writeBenchSection('status', render(variants, memories, environment, redisNote));
 }
 
 if (process.argv.includes('--hello-world')) {
   await serveHelloWorld();
 } else {
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.once(signal, () => void cleanUp().then(() => process.exit(130)));
-  }
-  try {
-    await main();
-  } catch (error) {
-    console.error(error);
-    process.exitCode = 1;
-  } finally {
-    await cleanUp();
-  }
+  await runBench(main);
 }

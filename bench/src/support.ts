@@ -1,8 +1,11 @@
-import type { ChildProcess } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { cpus, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Redis } from 'ioredis';
+import { createConsumerConnection, waitUntilReady } from '@readpack/redis';
 
 /** Shared by the bench scripts: clean-up, ports, Redis namespaces and docs/benchmarks.md sections. */
 
@@ -41,7 +44,10 @@ export async function deleteByPrefix(redis: Redis, prefix: string): Promise<void
   } while (cursor !== '0');
 }
 
-/** Rewrites only this bench's section (`<!-- bench:<name> -->` … `<!-- /bench:<name> -->`), adding the markers if missing. */
+/**
+ * Rewrites only this bench's section (`<!-- bench:<name> -->` … `<!-- /bench:<name> -->`), adding
+ * the markers if missing, and prints it. Read just before writing: other benches may have run.
+ */
 export function writeBenchSection(name: string, body: string): void {
   const [open, close] = [`<!-- bench:${name} -->`, `<!-- /bench:${name} -->`];
   let doc = readFileSync(BENCH_DOC, 'utf8');
@@ -50,6 +56,28 @@ export function writeBenchSection(name: string, body: string): void {
   const end = doc.indexOf(close);
   if (end < start) throw new Error(`${BENCH_DOC}: ${close} comes before ${open}`);
   writeFileSync(BENCH_DOC, `${doc.slice(0, start + open.length)}\n${body}\n${doc.slice(end)}`);
+  console.log(`\n${body}\n\nwritten to ${BENCH_DOC}`);
+}
+
+/** The machine a result was measured on, for the first line of a section: cores, memory, Node, and `extra`. */
+export function describeMachine(...extra: string[]): string {
+  const cpu = cpus();
+  return [`${cpu.length} × ${cpu[0]?.model.trim() ?? 'unknown CPU'}`, `${Math.round(totalmem() / 2 ** 30)} GiB`, `Node ${process.version}`, ...extra].join(', ');
+}
+
+/** Runs a bench's main: Ctrl-C and failures both run `cleanUp` (child processes, Redis keys, files). */
+export async function runBench(main: () => Promise<void>): Promise<void> {
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => void cleanUp().then(() => process.exit(130)));
+  }
+  try {
+    await main();
+  } catch (error) {
+    console.error(error);
+    process.exitCode = 1;
+  } finally {
+    await cleanUp();
+  }
 }
 
 /** Registers a child process with `cleanUp` (SIGTERM, SIGKILL after 10 s); returns its stop function. */
@@ -65,4 +93,29 @@ export function stopOnCleanUp(child: ChildProcess): () => Promise<void> {
   };
   cleanups.push(stop);
   return stop;
+}
+
+/**
+ * REDIS_URL when given; otherwise a private, persistence-free redis-server on a free port (with
+ * `extraArgs`), stopped and removed by `cleanUp`.
+ */
+export async function benchRedis(extraArgs: string[] = []): Promise<{ url: string; private: boolean }> {
+  if (process.env.REDIS_URL) return { url: process.env.REDIS_URL, private: false };
+  const port = await freePort();
+  const dir = mkdtempSync(join(tmpdir(), 'readpack-bench-redis-'));
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  const args = ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no', '--maxmemory-policy', 'noeviction', '--loglevel', 'warning'];
+  const server = spawn('redis-server', [...args, ...extraArgs], { stdio: ['ignore', 'ignore', 'inherit'] });
+  stopOnCleanUp(server);
+  await new Promise<void>((resolve, reject) => {
+    server.once('spawn', resolve);
+    server.once('error', (error) => reject(new Error(`could not start redis-server (${error.message}); apt-get install -y redis-server`)));
+  });
+  const url = `redis://127.0.0.1:${port}`;
+  const probe = createConsumerConnection({ url }, 'bench-probe');
+  // Refused connections until the server listens are expected; waitUntilReady bounds the wait.
+  probe.on('error', () => undefined);
+  await waitUntilReady(probe, 20_000);
+  probe.disconnect();
+  return { url, private: true };
 }

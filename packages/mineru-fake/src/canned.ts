@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import type { ParseOptions } from './form.js';
 
 /** A content_list item as MinerU writes it (see docs/mineru.md). */
 export interface CannedItem {
@@ -75,17 +76,11 @@ export function genericDocument(name: string, digest: string, pageCount: number,
   };
 }
 
-export interface ResultFlags {
-  backend: string;
-  version: string;
-  startPageId: number;
-  endPageId: number;
-  returnMd: boolean;
-  returnMiddleJson: boolean;
-  returnModelOutput: boolean;
-  returnContentList: boolean;
-  returnImages: boolean;
-}
+/** What shapes a task's result: the options it was submitted with, plus the server's identity. */
+export type ResultFlags = Pick<
+  ParseOptions,
+  'startPageId' | 'endPageId' | 'returnMd' | 'returnMiddleJson' | 'returnModelOutput' | 'returnContentList' | 'returnImages'
+> & { backend: string; version: string };
 
 /**
  * One `results[<stem>]` entry, shaped as MinerU's build_result_dict makes it: only requested keys,

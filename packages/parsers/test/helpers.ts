@@ -1,6 +1,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { buildPdf } from '@readpack/testing';
 import { DocumentError } from '../src/index.js';
 
 export const PDF = 'application/pdf';
@@ -32,16 +33,5 @@ export async function scratchDir(): Promise<{ file: (name: string, data: string 
 
 /** A structurally valid PDF with the given `/Pages` dictionary and no page objects. */
 export function minimalPdf(pagesDict: string): Uint8Array {
-  const objects = ['<< /Type /Catalog /Pages 2 0 R >>', pagesDict];
-  let out = '%PDF-1.4\n';
-  const offsets: number[] = [];
-  objects.forEach((body, i) => {
-    offsets.push(out.length);
-    out += `${i + 1} 0 obj\n${body}\nendobj\n`;
-  });
-  const xref = out.length;
-  out += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n`;
-  out += offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`).join('');
-  out += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
-  return new TextEncoder().encode(out);
+  return buildPdf(['<< /Type /Catalog /Pages 2 0 R >>', pagesDict]);
 }

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { deflateSync } from 'node:zlib';
 import { describe, expect, it } from '@jest/globals';
-import { fixturePath } from '@readpack/testing';
+import { buildPdf, fixturePath, streamObject } from '@readpack/testing';
 import { PdfPageRenderer, RenderError, installCjkFallback, pdfPageCount, pdfjsCanvasModule, renderPdfPage } from '@readpack/render';
-import { buildPdf, darkFraction, onePagePdf, streamObject } from './minimal-pdf.js';
+import { darkFraction, onePagePdf } from './minimal-pdf.js';
 
 const MEDRPT = fixturePath('MEDRPT-2024-PAT-3847_medical_report_scan.pdf');
 

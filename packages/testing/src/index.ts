@@ -2,3 +2,4 @@ export { testRedisUrl, uniqueName, connectTestRedis, deleteKeysWithPrefix } from
 export { repoRoot, fixturePath, corpusManifest, containsSnippet, type CorpusEntry } from './fixtures.js';
 export { waitFor } from './wait.js';
 export { cjkTextPng } from './cjk-image.js';
+export { buildPdf, streamObject } from './pdf-builder.js';

@@ -1,4 +1,5 @@
 import { crc32, deflateSync } from 'node:zlib';
+import { buildPdf, streamObject } from '@readpack/testing';
 import { BILLION_LAUGHS, buildZip, documentXml, minimalDocx, minimalXlsx } from '../../../packages/parsers/test/zip-builder.js';
 
 export { BILLION_LAUGHS, buildZip, documentXml, minimalDocx, minimalXlsx };
@@ -16,23 +17,14 @@ export function textPdf(options: { pages?: number; count?: number; mediaBox?: st
   const objects = [
     '<< /Type /Catalog /Pages 2 0 R >>',
     `<< /Type /Pages /Kids [${kids}] /Count ${options.count ?? pages} >>`,
-    `<< /Length ${content.length} >>\nstream\n${content}\nendstream`,
+    streamObject(content),
     '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
     ...Array.from(
       { length: pages },
       () => `<< /Type /Page /Parent 2 0 R /MediaBox ${options.mediaBox ?? '[0 0 612 792]'} ${options.pageExtra ?? ''} /Resources << /Font << /F1 4 0 R >> >> /Contents 3 0 R >>`,
     ),
   ];
-  let out = '%PDF-1.4\n';
-  const offsets: number[] = [];
-  objects.forEach((body, i) => {
-    offsets.push(out.length);
-    out += `${i + 1} 0 obj\n${body}\nendobj\n`;
-  });
-  const xref = out.length;
-  out += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n${offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`).join('')}`;
-  out += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
-  return Buffer.from(out, 'latin1');
+  return buildPdf(objects);
 }
 
 /** A PDF whose page tree has no pages at all. */
