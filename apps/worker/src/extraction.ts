@@ -5,5 +5,5 @@ import type { ParsedDocument } from '@readpack/parsers';
  * ParsedDocument whose embedded images were moved into the blob store and are named by hash.
  */
 export interface Extraction extends Omit<ParsedDocument, 'images'> {
-  images: { name: string; mediaType: string; sha256: string; size: number }[];
+  images: { name: string; mediaType: string; sha256: string; size: number; page?: number; width?: number; height?: number }[];
 }

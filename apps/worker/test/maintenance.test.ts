@@ -72,7 +72,7 @@ describe('janitor', () => {
     const keptAsset = await storage.blobs.putBuffer(Buffer.from('asset of a live package'));
     const goneAsset = await storage.blobs.putBuffer(Buffer.from('asset of an expired package'));
     const young = await storage.blobs.putBuffer(Buffer.from('unreferenced but young'));
-    const base = { schemaVersion: SCHEMA_VERSION as typeof SCHEMA_VERSION, tenant: 't', origin: { parser: 'x', version: '1', engine: 'native' as const }, text: '', tables: [] };
+    const base = { schemaVersion: SCHEMA_VERSION as typeof SCHEMA_VERSION, tenant: 't', origin: { parser: 'x', version: '1', engine: 'native' as const }, text: '', markdown: '', body: [], furniture: [], tables: [] };
     await state.createJob({ jobId: 'job_livepackage00000001', tenant: 't', source });
     await storage.packages.write({ ...base, packageId: 'job_livepackage00000001', jobId: 'job_livepackage00000001', source, assets: [{ sha256: keptAsset.sha256, mediaType: 'text/plain', size: 1, role: 'embedded-image' }] });
     await storage.packages.write({ ...base, packageId: 'job_deadpackage00000001', jobId: 'job_deadpackage00000001', source, assets: [{ sha256: goneAsset.sha256, mediaType: 'text/plain', size: 1, role: 'embedded-image' }] });

@@ -5,6 +5,41 @@
  * the positions it covers empty, as the reading package does for merged cells.
  */
 export function parseHtmlTable(html: string): string[][] {
+  return layOut(parseRows(html));
+}
+
+/**
+ * The table's cells with their spans, placed on the grid (what a `table` block holds): rows and
+ * columns counted as laid out, `th` cells marked as headers, spans clipped to the grid.
+ */
+export function parseHtmlTableCells(html: string): { rows: number; columns: number; cells: { row: number; col: number; rowSpan: number; colSpan: number; text: string; header?: boolean }[] } {
+  const parsedRows = parseRows(html);
+  const taken: boolean[][] = [];
+  const cells: { row: number; col: number; rowSpan: number; colSpan: number; text: string; header?: boolean }[] = [];
+  parsedRows.forEach((rowCells, r) => {
+    const line = (taken[r] ??= []);
+    let c = 0;
+    for (const cell of rowCells) {
+      while (line[c]) c += 1;
+      const rowSpan = Math.min(cell.rowspan, parsedRows.length - r);
+      for (let dr = 0; dr < rowSpan; dr++) {
+        const target = (taken[r + dr] ??= []);
+        for (let dc = 0; dc < cell.colspan; dc++) target[c + dc] = true;
+      }
+      cells.push({ row: r, col: c, rowSpan, colSpan: cell.colspan, text: collapse(cell.text), ...(cell.header ? { header: true } : {}) });
+      c += cell.colspan;
+    }
+  });
+  const columns = Math.max(0, ...taken.map((line) => line.length));
+  // Positions no cell covers (a short row) become empty cells, so every position has one.
+  for (let r = 0; r < parsedRows.length; r++) {
+    for (let c = 0; c < columns; c++) if (!taken[r]?.[c]) cells.push({ row: r, col: c, rowSpan: 1, colSpan: 1, text: '' });
+  }
+  cells.sort((a, b) => a.row - b.row || a.col - b.col);
+  return { rows: parsedRows.length, columns, cells };
+}
+
+function parseRows(html: string): ParsedCell[][] {
   const parsedRows: ParsedCell[][] = [];
   let row: ParsedCell[] | undefined;
   let cell: ParsedCell | undefined;
@@ -36,7 +71,7 @@ export function parseHtmlTable(html: string): string[][] {
       closeCell();
       if (!closing) {
         row ??= [];
-        cell = { text: '', rowspan: spanOf(attributes, 'rowspan'), colspan: spanOf(attributes, 'colspan') };
+        cell = { text: '', rowspan: spanOf(attributes, 'rowspan'), colspan: spanOf(attributes, 'colspan'), header: name === 'th' };
       }
     } else if (name === 'br' || name === 'p' || name === 'div') {
       if (cell) cell.text += ' ';
@@ -45,11 +80,12 @@ export function parseHtmlTable(html: string): string[][] {
     }
   }
   closeRow();
-  return layOut(parsedRows);
+  return parsedRows;
 }
 
 interface ParsedCell {
   text: string;
+  header: boolean;
   rowspan: number;
   colspan: number;
 }

@@ -22,3 +22,4 @@ export type {
   MinerUWireResult,
   MinerUWireFileResult,
 } from './wire.js';
+export { mineruBlocks } from './reading-blocks.js';

@@ -40,6 +40,9 @@ describe('package store', () => {
     source: { filename: 'a.txt', mediaType: 'text/plain', size: 5, sha256: '0'.repeat(64) },
     origin: { parser: 'readpack-text', version: '1', engine: 'native' },
     text,
+    markdown: text,
+    body: [],
+    furniture: [],
     tables: [],
     assets: [],
   });

@@ -1,5 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import mammoth from 'mammoth';
+import { gridTable, type FlowBlock } from '@readpack/reading-package';
+import { embeddedImage, parsedDocument } from './document.js';
 import { parseHtml, type HtmlElement } from './html.js';
 import { assertOfficeOpenXml, errorMessage } from './ooxml.js';
 import { DocumentError, type EmbeddedImage, type ParseInput, type ParseOptions, type ParsedDocument, type ParsedTable, type PartOrigin } from './types.js';
@@ -55,7 +57,7 @@ export async function parseDocx(input: ParseInput, limits: Required<ParseOptions
       // A dangling image reference (the media part is missing): keep the text, skip the image.
       return { src: '' };
     }
-    collected.push({ order, image: { name: `image-${order}.${EXTENSIONS[mediaType] ?? 'bin'}`, mediaType, data } });
+    collected.push({ order, image: embeddedImage(`image-${order}.${EXTENSIONS[mediaType] ?? 'bin'}`, mediaType, data) });
     return { src: `readpack-image:${order}` };
   };
   let html: string;
@@ -65,15 +67,12 @@ export async function parseDocx(input: ParseInput, limits: Required<ParseOptions
     throw new DocumentError('corrupt_document', `not a readable DOCX file: ${errorMessage(err)}`, { cause: err });
   }
   const render: Render = { origin, tables: [], notes: [] };
-  const body = blockLines(parseHtml(html), render);
-  let text = body.join('\n');
+  const lines = blockLines(parseHtml(html), render);
+  let text = lines.join('\n');
   if (render.notes.length > 0) text += `${text ? '\n\n' : ''}${render.notes.join('\n')}`;
-  return {
-    origin,
-    text,
-    tables: render.tables,
-    images: collected.sort((a, b) => a.order - b.order).map((c) => c.image),
-  };
+  const body: FlowBlock[] = text.split('\n').filter((t) => t.trim() !== '').map((t) => ({ type: 'paragraph' as const, text: t, origin }));
+  body.push(...render.tables.map((t) => ({ ...gridTable(t.rows, origin), name: t.name })));
+  return parsedDocument({ origin, body, images: collected.sort((a, b) => a.order - b.order).map((c) => c.image) });
 }
 
 function isNoteLink(el: HtmlElement): boolean {

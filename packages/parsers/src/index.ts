@@ -9,6 +9,7 @@ export * from './types.js';
 export { DEFAULT_LIMITS } from './limits.js';
 export { parseCsv } from './csv.js';
 export { decodeText } from './text.js';
+export { countChars, embeddedImage, parsedDocument, tablesOf } from './document.js';
 
 export const DOCX_MEDIA_TYPE = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
 export const XLSX_MEDIA_TYPE = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';

@@ -3,7 +3,9 @@ import { createRequire } from 'node:module';
 import { dirname, join, sep } from 'node:path';
 import { classifyPdfOpenError } from '@readpack/media';
 import { PDFParse, VerbosityLevel } from 'pdf-parse';
-import { DocumentError, type ParseInput, type ParseOptions, type ParsedDocument, type ParsedPage } from './types.js';
+import type { FlowBlock } from '@readpack/reading-package';
+import { parsedDocument } from './document.js';
+import { DocumentError, type ParseInput, type ParseOptions, type ParsedDocument } from './types.js';
 import { libraryOrigin, packageDir } from './versions.js';
 
 interface PdfjsAssets {
@@ -25,11 +27,6 @@ function pdfjsAssets(): PdfjsAssets {
     assets = { cMapUrl: join(root, 'cmaps') + sep, standardFontDataUrl: join(root, 'standard_fonts') + sep };
   }
   return assets;
-}
-
-/** Non-whitespace characters: the signal the OCR-routing stage reads. */
-export function countChars(text: string): number {
-  return Array.from(text.replace(/\s+/gu, '')).length;
 }
 
 function tidyPage(text: string): string {
@@ -67,13 +64,11 @@ export async function parsePdf(input: ParseInput, limits: Required<ParseOptions>
       throw new DocumentError('too_many_pages', `the PDF has ${total} pages, more than the limit of ${limits.maxPages}`);
     }
     const result = await parser.getText({ pageJoiner: '' });
-    const pages: ParsedPage[] = [...result.pages]
-      .sort((a, b) => a.num - b.num)
-      .map((page) => {
-        const text = tidyPage(page.text);
-        return { index: page.num - 1, text, origin, charCount: countChars(text) };
-      });
-    return { origin, text: pages.map((p) => p.text).join('\n\n'), pages, tables: [], images: [] };
+    const pages = [...result.pages].sort((a, b) => a.num - b.num);
+    const body: FlowBlock[] = pages
+      .map((page) => ({ type: 'paragraph' as const, page: page.num - 1, text: tidyPage(page.text), origin }))
+      .filter((b) => b.text !== '');
+    return parsedDocument({ origin, body, pages: pages.map((p) => ({ index: p.num - 1 })) });
   } catch (err) {
     throw toDocumentError(err, input.password !== undefined && input.password !== '');
   } finally {

@@ -1,6 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { parseCsv, sniffDelimiter } from './csv.js';
 import { assertTableSize, padRows } from './limits.js';
+import { gridTable } from '@readpack/reading-package';
+import { parsedDocument } from './document.js';
 import type { ParseInput, ParseOptions, ParsedDocument, PartOrigin } from './types.js';
 import { ownVersion } from './versions.js';
 
@@ -24,8 +26,11 @@ export async function parseText(input: ParseInput, mediaType: string, limits: Re
   const decoded = decodeText(bytes);
   const origin: PartOrigin = { parser: 'readpack-text', version: ownVersion(), engine: 'native' };
   const text = decoded.replace(/\r\n?/g, '\n');
-  if (mediaType !== 'text/csv') return { origin, text, tables: [], images: [] };
+  if (mediaType !== 'text/csv') {
+    const body = text.split(/\n\s*\n/).map((t) => t.trim()).filter((t) => t !== '').map((t) => ({ type: 'paragraph' as const, text: t, origin }));
+    return parsedDocument({ origin, body });
+  }
   const rows = parseCsv(decoded, sniffDelimiter(decoded));
   assertTableSize('the CSV file', rows.length, Math.max(0, ...rows.map((row) => row.length)), limits);
-  return { origin, text, tables: [{ name: 'Table 1', rows: padRows(rows), origin }], images: [] };
+  return parsedDocument({ origin, body: [gridTable(padRows(rows), origin)] });
 }

@@ -4,16 +4,11 @@
  * beyond reading their input file, so they can run in a worker thread and be tested alone.
  */
 
-/** Which kind of engine produced a part's text. */
-export type Engine = 'native' | 'text-layer' | 'ocr' | 'mineru';
+import type { FlowBlock, FurnitureBlock, Origin } from '@readpack/reading-package';
 
-export interface PartOrigin {
-  /** Library that produced the part, e.g. `mammoth`, `pdf-parse`, `@e965/xlsx`, `readpack-text`. */
-  parser: string;
-  /** That library's version, read from its package.json (not hard-coded). */
-  version: string;
-  engine: Engine;
-}
+export type { Engine } from '@readpack/reading-package';
+/** Library, version and engine of a part: the block model's `Origin`. */
+export type PartOrigin = Origin;
 
 export interface ParsedPage {
   /** 0-based page index. */
@@ -22,6 +17,9 @@ export interface ParsedPage {
   origin: PartOrigin;
   /** Count of non-whitespace characters in `text`: the OCR-routing rule of a later stage reads it. */
   charCount: number;
+  /** Page size in PDF points (slides: their size in points). */
+  width?: number;
+  height?: number;
 }
 
 export interface ParsedTable {
@@ -37,15 +35,27 @@ export interface EmbeddedImage {
   name: string;
   mediaType: string;
   data: Uint8Array;
+  /** sha256 of `data` (hex): what `figure` blocks name as their `asset` (`embeddedImage()` computes it). */
+  sha256: string;
+  /** 0-based page the image sits on, for paged formats. */
+  page?: number;
+  /** Pixel size, when known. */
+  width?: number;
+  height?: number;
 }
 
 export interface ParsedDocument {
   /** The origin of the document as a whole (the main parser). */
   origin: PartOrigin;
-  /** The whole document in reading order; for paged formats the pages joined by blank lines. */
+  /** The main flow in reading order, as typed blocks (@readpack/reading-package). */
+  body: FlowBlock[];
+  /** Running headers and footers, footnotes, speaker notes. */
+  furniture: FurnitureBlock[];
+  /** Derived from the blocks by `parsedDocument()`: the main flow's plain text, footnotes after it. */
   text: string;
-  /** Paged formats (PDF) only. */
+  /** Paged formats (PDF, slides) only; each page's `text` is the plain text of its body blocks. */
   pages?: ParsedPage[];
+  /** Derived from the blocks by `parsedDocument()`: every table block as a grid (version-1 shape). */
   tables: ParsedTable[];
   images: EmbeddedImage[];
 }

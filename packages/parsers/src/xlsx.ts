@@ -1,8 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import * as XLSX from '@e965/xlsx';
-import { assertTableSize, padRows, rowLine } from './limits.js';
+import { gridTable, type FlowBlock } from '@readpack/reading-package';
+import { parsedDocument } from './document.js';
+import { assertTableSize, padRows } from './limits.js';
 import { assertOfficeOpenXml, errorMessage } from './ooxml.js';
-import { DocumentError, type ParseInput, type ParseOptions, type ParsedDocument, type ParsedTable } from './types.js';
+import { DocumentError, type ParseInput, type ParseOptions, type ParsedDocument } from './types.js';
 import { libraryOrigin } from './versions.js';
 import { assertSafeOfficeZip } from './zip-bomb-guard.js';
 
@@ -51,8 +53,7 @@ export async function parseXlsx(input: ParseInput, limits: Required<ParseOptions
   }
   if (workbook.SheetNames.length === 0) throw new DocumentError('empty_document', 'the workbook has no sheets');
 
-  const tables: ParsedTable[] = [];
-  const sections: string[] = [];
+  const body: FlowBlock[] = [];
   for (const name of workbook.SheetNames) {
     const sheet = workbook.Sheets[name];
     const range = sheet ? usedRange(sheet) : undefined;
@@ -67,8 +68,7 @@ export async function parseXlsx(input: ParseInput, limits: Required<ParseOptions
       const raw = XLSX.utils.sheet_to_json<unknown[]>(sheet, { header: 1, raw: false, defval: '', blankrows: true, range });
       rows = padRows(raw.map((row) => Array.from(row, (cell) => (cell === null || cell === undefined ? '' : String(cell)))));
     }
-    tables.push({ name, rows, origin });
-    sections.push([`## ${name}`, ...rows.map(rowLine)].join('\n'));
+    body.push({ type: 'heading', level: 2, text: name, origin }, { ...gridTable(rows, origin), name });
   }
-  return { origin, text: sections.join('\n\n'), tables, images: [] };
+  return parsedDocument({ origin, body });
 }

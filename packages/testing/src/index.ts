@@ -3,3 +3,4 @@ export { repoRoot, fixturePath, corpusManifest, containsSnippet, type CorpusEntr
 export { waitFor } from './wait.js';
 export { cjkTextPng } from './cjk-image.js';
 export { buildPdf, streamObject } from './pdf-builder.js';
+export { assertValidPackage, packageSchema } from './package-schema.js';

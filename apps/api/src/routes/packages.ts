@@ -1,4 +1,4 @@
-import { Router } from 'express';
+import { Router, type Request } from 'express';
 import type { AssetEntry, PackageManifest } from '@readpack/package-store';
 import type { ApiContext } from '../context.js';
 import { baseUrl } from '../http/base-url.js';
@@ -15,7 +15,7 @@ import { findJob } from './status.js';
 export function packagesRouter(ctx: ApiContext): Router {
   const router = Router();
 
-  router.get('/api/files/job/:jobId/package', async (req, res) => {
+  const donePackage = async (req: Request): Promise<PackageManifest> => {
     const record = await findJob(ctx, req, String(req.params.jobId));
     if (record.status !== 'done' || !record.result) {
       throw new ApiError(409, 'package_not_ready', `The job is ${record.status}; its package exists once it is done.`, {
@@ -26,7 +26,19 @@ export function packagesRouter(ctx: ApiContext): Router {
     }
     const manifest = await ctx.storage.packages.read(record.result.packageId);
     if (!manifest) throw notFound('package_not_found', 'The package has expired.');
+    return manifest;
+  };
+
+  router.get('/api/files/job/:jobId/package', async (req, res) => {
+    const manifest = await donePackage(req);
     res.set('Cache-Control', 'private, no-cache').json(withUrls(manifest, baseUrl(req, ctx.config.http.publicBaseUrl)));
+  });
+
+  router.get('/api/files/job/:jobId/markdown', async (req, res) => {
+    const manifest = await donePackage(req);
+    res
+      .set({ 'Cache-Control': 'private, no-cache', 'Content-Type': 'text/markdown; charset=utf-8', 'X-Content-Type-Options': 'nosniff' })
+      .send(absoluteAssetLinks(manifest.markdown, baseUrl(req, ctx.config.http.publicBaseUrl)));
   });
 
   router.get('/api/assets/:assetId', async (req, res) => {
@@ -59,9 +71,18 @@ export function assetUrl(base: string, packageId: string, sha256: string): strin
   return `${base}/api/assets/${packageId}.${sha256}`;
 }
 
+/** The stored Markdown links assets root-relative (`assetPath`); answers carry this backend's base. */
+function absoluteAssetLinks(markdown: string, base: string): string {
+  return markdown.replaceAll('](/api/assets/', `](${base}/api/assets/`);
+}
+
 function withUrls(manifest: PackageManifest, base: string) {
   const { tenant: _tenant, ...rest } = manifest;
-  return { ...rest, assets: manifest.assets.map((a) => ({ ...a, url: assetUrl(base, manifest.packageId, a.sha256) })) };
+  return {
+    ...rest,
+    markdown: absoluteAssetLinks(manifest.markdown, base),
+    assets: manifest.assets.map((a) => ({ ...a, url: assetUrl(base, manifest.packageId, a.sha256) })),
+  };
 }
 
 const EXTENSIONS: Record<string, string> = { 'image/png': '.png', 'image/jpeg': '.jpg', 'image/gif': '.gif', 'image/webp': '.webp' };

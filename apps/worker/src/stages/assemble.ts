@@ -1,10 +1,28 @@
-import { SCHEMA_VERSION, type AssetEntry, type PackageBlock, type PackageManifest, type PackagePage, type PartOrigin } from '@readpack/package-store';
+import { mineruBlocks } from '@readpack/mineru-client';
+import { tablesOf } from '@readpack/parsers';
+import {
+  assetPath,
+  blocksText,
+  documentText,
+  numberBlocks,
+  renderMarkdown,
+  SCHEMA_VERSION,
+  walkBlocks,
+  type AssetEntry,
+  type FlowBlock,
+  type FurnitureBlock,
+  type LegacyLayoutBlock,
+  type PackageManifest,
+  type PackagePage,
+  type PartOrigin,
+} from '@readpack/reading-package';
 import type { AssemblePayload } from '@readpack/queues';
 import type { Extraction } from '../extraction.js';
 import { PermanentFailure } from '../failures.js';
 import type { StageContext, StageHandler } from '../stage.js';
 import type { MineruChildResult, StoredMineruDocument } from './mineru.js';
 import type { PageChildResult, StoredOcrPage } from './ocr.js';
+import { choosePageReading } from '../page-choice.js';
 
 /**
  * assemble: extraction + children's results → reading package → job `done` (or `failed`).
@@ -80,7 +98,7 @@ async function readJson<T>({ storage }: StageContext, sha256: string): Promise<T
   return JSON.parse((await storage.blobs.readBuffer(sha256)).toString('utf8')) as T;
 }
 
-function base(payload: AssemblePayload, origin: PartOrigin): Omit<PackageManifest, 'text' | 'tables' | 'assets'> {
+function base(payload: AssemblePayload, origin: PartOrigin): Pick<PackageManifest, 'schemaVersion' | 'packageId' | 'jobId' | 'tenant' | 'source' | 'origin'> {
   return { schemaVersion: SCHEMA_VERSION, packageId: payload.jobId, jobId: payload.jobId, tenant: payload.tenant, source: { ...payload.source }, origin };
 }
 
@@ -90,41 +108,84 @@ function uniqueAssets(assets: AssetEntry[]): AssetEntry[] {
 }
 
 /**
- * The package of a locally parsed document: its text-layer pages, with OCR results in place of
- * the pages that were read by OCR (each says which engine produced it), and per-page errors for
- * pages that could not be read — the rest of the document stays valid.
+ * The parts every package derives from its blocks, in one place: ids in reading order, `text`,
+ * `markdown` (asset links root-relative) and the version-1 `tables`.
+ */
+function fromBlocks(packageId: string, body: FlowBlock[], furniture: FurnitureBlock[]): Pick<PackageManifest, 'body' | 'furniture' | 'text' | 'markdown' | 'tables'> {
+  const doc = { body, furniture };
+  numberBlocks(doc);
+  return {
+    text: documentText(doc),
+    markdown: renderMarkdown(doc, { assetUrl: (sha256) => assetPath(packageId, sha256) }),
+    body,
+    furniture,
+    tables: tablesOf(body),
+  };
+}
+
+/** Assets a figure block refers to (they take the role `figure`; other embedded images keep theirs). */
+function figureAssets(body: FlowBlock[]): Set<string> {
+  const shas = new Set<string>();
+  for (const block of walkBlocks(body)) if (block.type === 'figure' && block.asset) shas.add(block.asset);
+  return shas;
+}
+
+/**
+ * The package of a locally parsed document: its text-layer pages, with OCR's blocks in place of
+ * a page's where OCR read it and the page-choice rule took OCR's reading (each part says which
+ * engine produced it), and per-page errors for pages that could not be read — the rest of the
+ * document stays valid.
  */
 export function fromExtraction(payload: AssemblePayload, extraction: Extraction, ocrPages: StoredOcrPage[] = [], pageFailures: ChildFailure[] = []): PackageManifest {
-  const assets: AssetEntry[] = extraction.images.map((i) => ({ sha256: i.sha256, mediaType: i.mediaType, size: i.size, role: 'embedded-image', name: i.name }));
   const byPage = new Map(ocrPages.map((p) => [p.page, p]));
   const failureByPage = new Map(pageFailures.map((f) => [f.page, f]));
+  const pageAssets: AssetEntry[] = [];
+  const replaced = new Set<number>();
+  const ocrBlocks = new Map<number, FlowBlock[]>();
   const pages: PackagePage[] | undefined = extraction.pages?.map((p) => {
+    const page: PackagePage = { index: p.index, text: p.text, origin: p.origin };
+    if (p.width !== undefined && p.height !== undefined) Object.assign(page, { width: p.width, height: p.height, unit: 'pt' });
     const ocr = byPage.get(p.index);
     const failure = failureByPage.get(p.index);
-    if (ocr) {
-      const { image, preview } = ocr.rendered;
-      assets.push({ sha256: image.sha256, mediaType: image.mediaType, size: image.size, role: 'page-image', page: p.index });
-      assets.push({ sha256: preview.sha256, mediaType: preview.mediaType, size: preview.size, role: 'page-preview', page: p.index });
-      return {
-        index: p.index,
-        text: ocr.text,
-        origin: { parser: ocr.engine.parser, version: ocr.engine.version, engine: 'ocr' },
-        confidence: ocr.confidence,
-        image: image.sha256,
-        preview: preview.sha256,
-        boxUnit: ocr.unit,
-        lines: ocr.lines,
-      };
-    }
-    const page: PackagePage = { index: p.index, text: p.text, origin: p.origin };
     if (failure) page.error = { code: failure.code, message: failure.message };
+    if (!ocr) return page;
+    const { image, preview } = ocr.rendered;
+    pageAssets.push({ sha256: image.sha256, mediaType: image.mediaType, size: image.size, role: 'page-image', page: p.index });
+    pageAssets.push({ sha256: preview.sha256, mediaType: preview.mediaType, size: preview.size, role: 'page-preview', page: p.index });
+    const choice = choosePageReading(p, ocr);
+    const origin: PartOrigin = { parser: ocr.engine.parser, version: ocr.engine.version, engine: 'ocr' };
+    page.image = image.sha256;
+    page.preview = preview.sha256;
+    page.boxUnit = ocr.unit;
+    page.lines = ocr.lines;
+    if (ocr.width !== undefined && ocr.height !== undefined) Object.assign(page, { width: ocr.width, height: ocr.height, unit: ocr.unit });
+    page.ocr = { lang: ocr.lang, langSource: ocr.langSource, origin, confidence: ocr.confidence, chosen: choice.chosen, reason: choice.reason };
+    if (choice.chosen) {
+      replaced.add(p.index);
+      ocrBlocks.set(p.index, ocr.blocks);
+      page.text = blocksText(ocr.blocks);
+      page.origin = origin;
+      page.confidence = ocr.confidence;
+    } else {
+      page.ocr.text = ocr.text;
+    }
     return page;
+  });
+  const body: FlowBlock[] = pages
+    ? pages.flatMap((p) => ocrBlocks.get(p.index) ?? extraction.body.filter((b) => b.page === p.index))
+    : extraction.body;
+  const furniture = extraction.furniture.filter((b) => b.page === undefined || !replaced.has(b.page));
+  const figures = figureAssets(body);
+  const assets: AssetEntry[] = extraction.images.map((i) => {
+    const asset: AssetEntry = { sha256: i.sha256, mediaType: i.mediaType, size: i.size, role: figures.has(i.sha256) ? 'figure' : 'embedded-image', name: i.name };
+    if (i.page !== undefined) asset.page = i.page;
+    if (i.width !== undefined && i.height !== undefined) Object.assign(asset, { width: i.width, height: i.height });
+    return asset;
   });
   const manifest: PackageManifest = {
     ...base(payload, extraction.origin),
-    text: pages ? pages.map((p) => p.text).join('\n\n') : extraction.text,
-    tables: extraction.tables.map((t) => ({ name: t.name, rows: t.rows, origin: t.origin })),
-    assets: uniqueAssets(assets),
+    ...fromBlocks(payload.jobId, body, furniture),
+    assets: uniqueAssets([...assets, ...pageAssets]),
   };
   if (pages) manifest.pages = pages;
   return manifest;
@@ -133,8 +194,8 @@ export function fromExtraction(payload: AssemblePayload, extraction: Extraction,
 export function fromMineru(payload: AssemblePayload, doc: StoredMineruDocument, version: string): PackageManifest {
   const origin: PartOrigin = { parser: 'mineru', version, engine: 'mineru' };
   const imageByName = new Map(doc.images.map((i) => [i.name, i]));
-  const blocks: PackageBlock[] = doc.blocks.map((b) => {
-    const block: PackageBlock = { type: b.type, page: b.pageIndex, bbox: b.bbox, origin };
+  const blocks: LegacyLayoutBlock[] = doc.blocks.map((b) => {
+    const block: LegacyLayoutBlock = { type: b.type, page: b.pageIndex, bbox: b.bbox, origin };
     if (b.bboxPt) block.bboxPt = b.bboxPt;
     if (b.text !== undefined) block.text = b.text;
     if (b.level !== undefined) block.level = b.level;
@@ -146,15 +207,13 @@ export function fromMineru(payload: AssemblePayload, doc: StoredMineruDocument, 
     if (b.footnotes?.length) block.footnotes = b.footnotes;
     return block;
   });
-  const tables = blocks
-    .filter((b) => b.type === 'table' && b.cells)
-    .map((b, i) => ({ name: `Table ${i + 1} (page ${b.page + 1})`, rows: b.cells!, origin }));
+  const reading = mineruBlocks(doc.blocks, origin, (name) => imageByName.get(name)?.sha256);
+  const figures = figureAssets(reading.body);
   return {
     ...base(payload, origin),
-    text: doc.pages.map((p) => p.text).join('\n\n'),
-    pages: doc.pages.map((p) => ({ index: p.index, text: p.text, origin })),
-    tables,
+    ...fromBlocks(payload.jobId, reading.body, reading.furniture),
+    pages: doc.pages.map((p) => ({ index: p.index, text: blocksText(reading.body.filter((b) => b.page === p.index)), origin })),
     blocks,
-    assets: uniqueAssets(doc.images.map((i) => ({ sha256: i.sha256, mediaType: i.mediaType, size: i.size, role: 'figure', name: i.name }))),
+    assets: uniqueAssets(doc.images.map((i) => ({ sha256: i.sha256, mediaType: i.mediaType, size: i.size, role: figures.has(i.sha256) ? 'figure' : 'embedded-image', name: i.name }))),
   };
 }

@@ -1,6 +1,6 @@
 import { jobRefFields, type FlowChild } from '@readpack/queues';
 import { TESSERACT_VERSION } from '@readpack/ocr';
-import type { ParsedDocument } from '@readpack/parsers';
+import { parsedDocument, type ParsedDocument } from '@readpack/parsers';
 import { chooseEngine } from '../engine-choice.js';
 import { pagesNeedingOcr } from '../ocr-routing.js';
 import { pdfPassword } from '../secrets.js';
@@ -71,7 +71,7 @@ export const extractStage: StageHandler<'extract'> = {
 /** An image has no text layer: one empty page, read by OCR. */
 async function imageExtraction({ storage }: StageContext) {
   const origin = { parser: 'tesseract.js', version: TESSERACT_VERSION, engine: 'ocr' as const };
-  const document: ParsedDocument = { origin, text: '', pages: [{ index: 0, text: '', origin, charCount: 0 }], tables: [], images: [] };
+  const document: ParsedDocument = parsedDocument({ origin, body: [], pages: [{ index: 0 }] });
   const extraction: Extraction = { ...document, images: [] };
   const stored = await storage.blobs.putBuffer(Buffer.from(JSON.stringify(extraction)));
   return { sha256: stored.sha256, document, summary: { parser: 'image', pages: 1 } };
@@ -90,7 +90,7 @@ async function extractLocally(sha256: string, mediaType: string, password: strin
   const images = [];
   for (const image of parsed.images) {
     const { sha256: imageSha, size } = await storage.blobs.putBuffer(image.data);
-    images.push({ name: image.name, mediaType: image.mediaType, sha256: imageSha, size });
+    images.push({ name: image.name, mediaType: image.mediaType, sha256: imageSha, size, ...(image.page === undefined ? {} : { page: image.page }), ...(image.width === undefined || image.height === undefined ? {} : { width: image.width, height: image.height }) });
   }
   const extraction: Extraction = { ...parsed, images };
   const stored = await storage.blobs.putBuffer(Buffer.from(JSON.stringify(extraction)));

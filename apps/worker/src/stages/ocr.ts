@@ -1,5 +1,6 @@
 import { OcrError, TESSERACT_VERSION, type OcrPage } from '@readpack/ocr';
 import { PROCESS_IDENTITY } from '@readpack/logging';
+import type { BBox, FlowBlock, OcrLangSource } from '@readpack/reading-package';
 import { PermanentFailure, TransientFailure } from '../failures.js';
 import type { RenderedPageRefs } from '../render-task.js';
 import type { StageContext, StageHandler } from '../stage.js';
@@ -20,6 +21,13 @@ export interface StoredOcrPage {
   lines: { text: string; confidence: number; bbox: [number, number, number, number] }[];
   unit: 'pt' | 'px';
   lang: string;
+  /** Where `lang` came from (the request, the document's fonts or text, OSD, or the default). */
+  langSource: OcrLangSource;
+  /** Page size in `unit`. */
+  width?: number;
+  height?: number;
+  /** The page as blocks in reading order, boxes in `unit`. */
+  blocks: FlowBlock[];
   engine: { parser: string; version: string };
   /** The consumer that read it (operators compare pids when OCR is scaled out). */
   readBy: string;
@@ -43,13 +51,19 @@ export const ocrStage: StageHandler<'ocr'> = {
     if (!rendered) throw renderFailure(await job.getIgnoredChildrenFailures());
     if (!(await storage.blobs.has(rendered.pixels.sha256))) throw new TransientFailure('internal_error', 'The rendered page is missing from the blob store.');
     const page = await recognize(ctx, await storage.blobs.readBuffer(rendered.pixels.sha256), payload.options.ocrLang);
+    const lines = page.lines.map((l) => ({ text: l.text, confidence: Math.round(l.confidence), bbox: toPageUnits(l.bbox, rendered) }));
+    const origin = { ...ENGINE, engine: 'ocr' as const };
     const stored: StoredOcrPage = {
       page: payload.page,
       text: page.text,
       confidence: Math.round(page.confidence * 10) / 10,
-      lines: page.lines.map((l) => ({ text: l.text, confidence: Math.round(l.confidence), bbox: toPageUnits(l.bbox, rendered) })),
+      lines,
       unit: rendered.unit,
+      width: rendered.pageWidth,
+      height: rendered.pageHeight,
+      blocks: page.text.trim() ? [{ type: 'paragraph', page: payload.page, text: page.text.trim(), origin, ...unionBox(lines) }] : [],
       lang: payload.options.ocrLang,
+      langSource: 'request',
       engine: ENGINE,
       readBy: PROCESS_IDENTITY,
       rendered,
@@ -80,6 +94,15 @@ function renderFailure(failures: Record<string, string>): PermanentFailure {
   const reason = Object.values(failures)[0] ?? 'render_failed: the page could not be rendered';
   const coded = /^([a-z_]+): (.*)$/s.exec(reason);
   return new PermanentFailure(coded?.[1] ?? 'render_failed', coded?.[2] ?? reason);
+}
+
+function unionBox(lines: { bbox: BBox }[]): { bbox?: BBox } {
+  if (lines.length === 0) return {};
+  const xs0 = lines.map((l) => l.bbox[0]);
+  const ys0 = lines.map((l) => l.bbox[1]);
+  const xs1 = lines.map((l) => l.bbox[2]);
+  const ys1 = lines.map((l) => l.bbox[3]);
+  return { bbox: [Math.min(...xs0), Math.min(...ys0), Math.max(...xs1), Math.max(...ys1)] };
 }
 
 function toPageUnits(bbox: { x0: number; y0: number; x1: number; y1: number }, rendered: RenderedPageRefs): [number, number, number, number] {
