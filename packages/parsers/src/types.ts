@@ -17,6 +17,11 @@ export interface ParsedPage {
   origin: PartOrigin;
   /** Count of non-whitespace characters in `text`: the OCR-routing rule of a later stage reads it. */
   charCount: number;
+  /**
+   * CID orderings of the CJK fonts used on the page (`Japan1`, `GB1`, `CNS1`, `Korea1`): the OCR
+   * stage picks its language from them when the upload named none.
+   */
+  cidOrderings?: string[];
   /** Page size in PDF points (slides: their size in points). */
   width?: number;
   height?: number;
