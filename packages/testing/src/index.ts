@@ -4,3 +4,4 @@ export { waitFor } from './wait.js';
 export { cjkTextPng } from './cjk-image.js';
 export { buildPdf, streamObject } from './pdf-builder.js';
 export { assertValidPackage, packageSchema } from './package-schema.js';
+export { twoColumnPdf, outlinedPdf, type TwoColumnPdf, type OutlinedPdf } from './generated-pdfs.js';
