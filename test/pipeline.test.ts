@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { readFile } from 'node:fs/promises';
 import { Queue } from 'bullmq';
 import { bullPrefix } from '@readpack/queues';
-import { connectTestRedis, containsSnippet, corpusManifest, fixturePath } from '@readpack/testing';
+import { assertValidPackage, connectTestRedis, containsSnippet, corpusManifest, fixturePath } from '@readpack/testing';
 import { pollUntilTerminal, startPipeline, upload, type Pipeline } from './harness.js';
 
 let pipeline: Pipeline;
@@ -33,8 +33,15 @@ describe('upload → extract → assemble → package', () => {
 
     const pkg = await fetch(`${base}/api/files/job/${jobId}/package`);
     expect(pkg.status).toBe(200);
-    const manifest = (await pkg.json()) as { text: string; source: { sha256: string }; assets: { url: string; sha256: string; mediaType: string }[] };
+    const manifest = (await pkg.json()) as { text: string; markdown: string; source: { sha256: string }; assets: { url: string; sha256: string; mediaType: string }[] };
+    assertValidPackage(manifest);
     for (const snippet of entry.snippets) expect(containsSnippet(manifest.text, snippet.text)).toBe(true);
+    // The Markdown answer is the package's, with asset links absolute to this backend.
+    const markdown = await fetch(`${base}/api/files/job/${jobId}/markdown`);
+    expect(markdown.status).toBe(200);
+    expect(markdown.headers.get('content-type')).toBe('text/markdown; charset=utf-8');
+    expect(await markdown.text()).toBe(manifest.markdown);
+    expect(manifest.markdown).not.toMatch(/\]\(\/api\/assets\//);
     for (const asset of manifest.assets) {
       expect(asset.url.startsWith(`${base}/api/assets/`)).toBe(true);
       const bytes = await fetch(asset.url);

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { readFile } from 'node:fs/promises';
 import { Queue } from 'bullmq';
 import { bullPrefix, QUEUES } from '@readpack/queues';
-import { connectTestRedis, fixturePath, waitFor } from '@readpack/testing';
+import { assertValidPackage, connectTestRedis, fixturePath, waitFor } from '@readpack/testing';
 import type { Redis } from 'ioredis';
 import { pollUntilTerminal, startPipeline, upload, type Pipeline } from '../harness.js';
 import { IN_PROCESS_API } from '../chaos/settings.js';
@@ -62,7 +62,9 @@ async function uploadFile(): Promise<{ status: number; body: Accepted }> {
 async function packageOf(jobId: string): Promise<PackageView> {
   const res = await fetch(`${pipeline.api.url}/api/files/job/${jobId}/package`);
   expect(res.status).toBe(200);
-  return (await res.json()) as PackageView;
+  const manifest = (await res.json()) as PackageView;
+  assertValidPackage(manifest);
+  return manifest;
 }
 
 /** 'stage started' lines of the extract stage, per job id: each is one parse. */

@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { Queue } from 'bullmq';
 import { bullPrefix, deadLetterQueueName } from '@readpack/queues';
 import { startFakeMinerU, type FakeMinerU } from '@readpack/mineru-fake';
-import { connectTestRedis, containsSnippet, fixturePath, waitFor } from '@readpack/testing';
+import { assertValidPackage, connectTestRedis, containsSnippet, fixturePath, waitFor } from '@readpack/testing';
 import { pollUntilTerminal, startPipeline, type Pipeline } from '../harness.js';
 import { ConsumerFleet, FAST_LEASES } from '../durability/fleet.js';
 
@@ -41,7 +41,9 @@ interface Manifest {
 async function packageOf(base: string, jobId: string): Promise<Manifest> {
   const res = await fetch(`${base}/api/files/job/${jobId}/package`);
   expect(res.status).toBe(200);
-  return (await res.json()) as Manifest;
+  const manifest = (await res.json()) as Manifest;
+  assertValidPackage(manifest);
+  return manifest;
 }
 
 const MINERU_FAST = { MINERU_RETRY_DELAY_MS: '50', MINERU_POLL_INTERVAL_MS: '50' };

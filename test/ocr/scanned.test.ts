@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { readFile } from 'node:fs/promises';
 import { PDFDocument } from 'pdf-lib';
-import { cjkTextPng, containsSnippet, corpusManifest, fixturePath } from '@readpack/testing';
+import { assertValidPackage, cjkTextPng, containsSnippet, corpusManifest, fixturePath } from '@readpack/testing';
 import { pollUntilTerminal, startPipeline, type Pipeline, type StatusBody } from '../harness.js';
 import { ConsumerFleet, FAST_LEASES } from '../durability/fleet.js';
 
@@ -40,6 +40,7 @@ async function finished(base: string, jobId: string): Promise<{ history: StatusB
   const history = await pollUntilTerminal(base, jobId, 180_000);
   expect(history.at(-1)).toMatchObject({ status: 'done' });
   const manifest = (await (await fetch(`${base}/api/files/job/${jobId}/package`)).json()) as Manifest;
+  assertValidPackage(manifest);
   return { history, manifest };
 }
 

@@ -7,11 +7,12 @@ import { createLogger } from '@readpack/logging';
 import { openStorage, type Storage } from '@readpack/package-store';
 import { bullPrefix, QueueProducer } from '@readpack/queues';
 import { parseDocument } from '@readpack/parsers';
-import { connectTestRedis, deleteKeysWithPrefix, fixturePath } from '@readpack/testing';
+import { walkBlocks, type PackageManifest } from '@readpack/reading-package';
+import { assertValidPackage, connectTestRedis, corpusManifest, deleteKeysWithPrefix, fixturePath } from '@readpack/testing';
 import type { Redis } from 'ioredis';
 import { testConfig } from '../../../test/harness.js';
 import type { Extraction } from '../src/extraction.js';
-import { assembleStage } from '../src/stages/assemble.js';
+import { assembleStage, fromExtraction } from '../src/stages/assemble.js';
 import type { StageContext } from '../src/stage.js';
 
 let redis: Redis;
@@ -68,10 +69,25 @@ describe('assemble', () => {
     expect(second.equals(first)).toBe(true);
     expect(recordAfterFirst?.status).toBe('done');
     expect(recordAfterSecond).toEqual(recordAfterFirst); // the second completion was ignored
-    const manifest = JSON.parse(first.toString('utf8')) as { assets: { sha256: string; role: string }[]; text: string };
+    const manifest = JSON.parse(first.toString('utf8')) as PackageManifest;
+    assertValidPackage(manifest);
     expect(manifest.assets.length).toBeGreaterThan(0);
-    expect(manifest.assets.every((a) => a.role === 'embedded-image')).toBe(true);
+    const shown = new Set([...walkBlocks(manifest.body)].flatMap((b) => (b.type === 'figure' && b.asset ? [b.asset] : [])));
+    for (const asset of manifest.assets) expect([asset.sha256, asset.role]).toEqual([asset.sha256, shown.has(asset.sha256) ? 'figure' : 'embedded-image']);
     expect(manifest.text).toContain('Summer activities');
     expect(recordAfterFirst?.result?.sha256).toMatch(/^[0-9a-f]{64}$/);
+  });
+});
+
+describe('every corpus document', () => {
+  const parsedLocally = corpusManifest().filter((f) => f.has_text_layer === true && !/encrypt/i.test(f.kind) && f.snippets.length > 0);
+
+  it.each(parsedLocally.map((f) => [f.name, f] as const))('%s assembles into a package that validates against the published schema', async (name, entry) => {
+    const parsed = await parseDocument({ path: fixturePath(name), mediaType: entry.media_type });
+    const extraction: Extraction = { ...parsed, images: parsed.images.map(({ data, ...image }) => ({ ...image, size: data.byteLength })) };
+    const source = { sha256: 'b'.repeat(64), filename: name, mediaType: entry.media_type, size: 1 };
+    const manifest = fromExtraction({ jobId: 'job_schemacheck000000000', tenant: 'default', source, options: { engine: 'local', ocrLang: 'eng' } }, extraction);
+    assertValidPackage(manifest);
+    expect(manifest.markdown.length).toBeGreaterThan(0);
   });
 });
