@@ -33,7 +33,7 @@ function readConfig(): Config {
 }
 
 const config = readConfig();
-const logger = createLogger({ component: 'api-cluster', level: config.logLevel });
+const logger = createLogger({ component: 'api-cluster', level: config.logLevel, format: config.logFormat });
 let shuttingDown = false;
 
 cluster.setupPrimary({ exec: fileURLToPath(new URL('./main.js', import.meta.url)) });

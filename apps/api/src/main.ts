@@ -5,7 +5,7 @@ import { startApi } from './server.js';
 /** One API process (PM2 cluster mode runs one per instance; cluster.ts forks several). */
 async function main(): Promise<void> {
   const config = loadConfig();
-  const logger = createLogger({ level: config.logLevel, component: 'api' });
+  const logger = createLogger({ level: config.logLevel, component: 'api', format: config.logFormat });
   const api = await startApi(config, logger);
   let stopping = false;
   const stop = (signal: string) => {

@@ -22,7 +22,7 @@ export interface RunningApi {
 }
 
 /** Builds the API's dependencies from the configuration and starts listening. */
-export async function startApi(config: Config, logger: Logger = createLogger({ level: config.logLevel, component: 'api' })): Promise<RunningApi> {
+export async function startApi(config: Config, logger: Logger = createLogger({ level: config.logLevel, component: 'api', format: config.logFormat })): Promise<RunningApi> {
   // Credentials first: a bad key file stops the process before it touches Redis or the disk.
   const keys = ApiKeyRing.fromConfig(config.tenancy);
   const admin = AdminCredentials.fromConfig(config, keys);

@@ -36,7 +36,7 @@ function readConfig(): Config {
 }
 
 const config = readConfig();
-const logger = createLogger({ component: 'supervisor', level: config.logLevel });
+const logger = createLogger({ component: 'supervisor', level: config.logLevel, format: config.logFormat });
 const supervisor = new ProcessSupervisor({ logger, stopTimeoutMs: config.shutdownGraceMs + STOP_MARGIN_MS });
 const shutdownRequested = new AbortController();
 const cleanups: (() => void)[] = [];

@@ -14,7 +14,7 @@ async function main(): Promise<void> {
     throw new ConfigError([{ variable: 'READPACK_STAGE', message: `give one of ${STAGES.join(', ')} (argument or READPACK_STAGE)` }]);
   }
   assertAllStagesHandled();
-  const logger = createLogger({ level: config.logLevel, component: `worker-${stage}` });
+  const logger = createLogger({ level: config.logLevel, component: `worker-${stage}`, format: config.logFormat });
   const consumer = await startConsumer(stage, config, logger);
   let stopping = false;
   const stop = (signal: string) => {

@@ -55,6 +55,8 @@ export interface Config {
   maintenance: { sweeperIntervalMs: number; janitorIntervalMs: number };
   faults: { exitOnFilename: string | undefined };
   logLevel: 'error' | 'warn' | 'info' | 'debug';
+  /** Unset: chosen by the logger from whether stdout is a terminal. */
+  logFormat: 'json' | 'pretty' | undefined;
   stage: Stage | undefined;
   stages: Record<Stage, { concurrency: number; consumers: number }>;
   shutdownGraceMs: number;
@@ -125,6 +127,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maintenance: { sweeperIntervalMs: e.SWEEPER_INTERVAL_MS, janitorIntervalMs: e.JANITOR_INTERVAL_MS },
     faults: { exitOnFilename: e.FAULT_EXIT_ON_FILENAME },
     logLevel: e.LOG_LEVEL,
+    logFormat: e.LOG_FORMAT,
     stage: e.READPACK_STAGE,
     stages: Object.fromEntries(
       STAGES.map((stage) => {

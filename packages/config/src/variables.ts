@@ -34,6 +34,7 @@ export const VARIABLES = [
   { name: 'RESULT_TTL_SECONDS', schema: int(60, 365 * 86_400).default(86_400), description: 'Polling window: a `done`/`failed` record (and its package) lives this long after it became terminal.' },
   { name: 'ADMIN_TOKEN', schema: z.string().min(16).optional(), description: 'Full Bull Board access (/admin/queues) with `Authorization: Bearer` or HTTP Basic (any user; the token is the password). Never a tenant key. Unset: Bull Board answers loopback clients in single-tenant dev mode only.' },
   { name: 'LOG_LEVEL', schema: z.enum(['error', 'warn', 'info', 'debug']).default('info'), description: 'Winston log level.' },
+  { name: 'LOG_FORMAT', schema: z.enum(['json', 'pretty']).optional(), description: 'Log lines: `json` (one object per line, for files and containers) or `pretty` (short coloured lines for people). Unset: `pretty` when stdout is a terminal, else `json`.' },
   { name: 'READPACK_STAGE', schema: z.enum(STAGES).optional(), description: 'Worker process: the one stage it consumes (or pass it as the first argument).' },
   { name: 'EXTRACT_CONCURRENCY', schema: int(1, 64).default(2), description: 'Jobs one extract consumer runs at once (each parse runs in its own worker thread).' },
   { name: 'ASSEMBLE_CONCURRENCY', schema: int(1, 64).default(4), description: 'Jobs one assemble consumer runs at once (I/O bound).' },

@@ -6,17 +6,51 @@ export type Logger = winston.Logger;
 /** `host:pid` — who did something; also the API's X-Served-By header and the records' updatedBy. */
 export const PROCESS_IDENTITY = `${hostname()}:${process.pid}`;
 
+export type LogFormat = 'json' | 'pretty';
+
 /**
  * One JSON object per line on stdout, every line with `host` and `pid` (a line about a job also
- * carries `jobId` and `stage`: use `jobLogger`). Secrets never reach a log: callers log ids, not
- * payloads, and the redaction below is a second net for fields that look like credentials.
+ * carries `jobId` and `stage`: use `jobLogger`) — the format for files, containers and log
+ * shippers. On a terminal (or with `format: 'pretty'`) the same records print as short
+ * coloured lines for a person. Secrets never reach a log: callers log ids, not payloads, and the
+ * redaction below is a second net for fields that look like credentials.
  */
-export function createLogger(options: { level?: string; component: string }): Logger {
+export function createLogger(options: { level?: string; component: string; format?: LogFormat | undefined }): Logger {
+  const format = options.format ?? (process.stdout.isTTY ? 'pretty' : 'json');
   return winston.createLogger({
     level: options.level ?? 'info',
     defaultMeta: { host: hostname(), pid: process.pid, component: options.component },
-    format: winston.format.combine(redactSecrets(), serializeErrors(), winston.format.timestamp(), winston.format.errors({ stack: true }), winston.format.json()),
+    format: winston.format.combine(
+      redactSecrets(),
+      serializeErrors(),
+      winston.format.timestamp(),
+      winston.format.errors({ stack: true }),
+      format === 'pretty' ? prettyLine(Boolean(process.stdout.isTTY) && !process.env.NO_COLOR) : winston.format.json(),
+    ),
     transports: [new winston.transports.Console()],
+  });
+}
+
+const LEVEL_COLOURS: Record<string, string> = { error: '31', warn: '33', info: '32', debug: '90' };
+/** Fields every line has, or that the pretty line prints in its own place. */
+const PLACED = new Set(['level', 'message', 'timestamp', 'host', 'pid', 'component', 'jobId', 'stage', 'stack']);
+
+/**
+ * `14:02:11.532 worker-extract[4711] info  extracted  job=job_abc stage=extract pages=3` — the
+ * time, the process, the level, the message and the job first, other fields as key=value after.
+ */
+function prettyLine(colour: boolean) {
+  const paint = (code: string, text: string) => (colour ? `\u001b[${code}m${text}\u001b[0m` : text);
+  return winston.format.printf((info) => {
+    const time = String(info.timestamp ?? '').slice(11, 23);
+    const level = String(info.level);
+    const job = info.jobId === undefined ? '' : ` ${paint('36', `job=${String(info.jobId)}`)}${info.stage === undefined ? '' : ` stage=${String(info.stage)}`}`;
+    const rest = Object.entries(info)
+      .filter(([key, value]) => !PLACED.has(key) && value !== undefined)
+      .map(([key, value]) => `${key}=${typeof value === 'string' ? value : JSON.stringify(value)}`)
+      .join(' ');
+    const line = `${paint('90', time)} ${String(info.component)}[${String(info.pid)}] ${paint(LEVEL_COLOURS[level] ?? '0', level.padEnd(5))} ${String(info.message)}${job}${rest ? ` ${paint('90', rest)}` : ''}`;
+    return typeof info.stack === 'string' ? `${line}\n${paint('90', info.stack)}` : line;
   });
 }
 
