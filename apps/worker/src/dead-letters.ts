@@ -1,7 +1,7 @@
 import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { JobStateStore } from '@readpack/job-state';
 import type { Logger } from '@readpack/logging';
-import { bullPrefix, deadLetterQueueName, jobRefFields, QUEUES, type ExtractPayload, type QueueName, type QueueProducer } from '@readpack/queues';
+import { bullPrefix, deadLetterQueueName, jobRefFields, QUEUES, type DeadLetter, type ExtractPayload, type QueueName, type QueueProducer } from '@readpack/queues';
 import type { Redis } from 'ioredis';
 import type { Classified } from './failures.js';
 
@@ -19,19 +19,7 @@ import type { Classified } from './failures.js';
  * render → OCR or MinerU children that extract adds), so re-running assemble alone would
  * assemble from nothing, or from another engine than the one asked for.
  */
-export interface DeadLetter {
-  stage: QueueName;
-  bullJobId: string;
-  payload: Record<string, unknown>;
-  error: { code: string; message: string };
-  attemptsMade: number;
-  attemptsStarted: number;
-  firstQueuedAt: string;
-  failedAt: string;
-  stacktrace: string[];
-  /** The job's queue priority (its tenant's fairness rank), kept for the replay. */
-  priority?: number;
-}
+export type { DeadLetter };
 
 export const DEAD_LETTER_RETENTION = { removeOnComplete: true, removeOnFail: { age: 30 * 86_400 } } as const;
 

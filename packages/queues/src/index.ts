@@ -13,3 +13,4 @@ export { MAINTENANCE_QUEUE, MAINTENANCE_TASKS, maintenancePayload, maintenanceJo
 export type { QueueDefinition } from './definition.js';
 export { QueueProducer, jobOptionOverrides, type FlowChild } from './producer.js';
 export * from './payloads.js';
+export type { DeadLetter } from './dead-letter.js';
