@@ -1,4 +1,5 @@
 import type { BBox } from '@readpack/reading-package';
+import { isNumberList } from './arrays.js';
 
 /** A PDF affine matrix `[a, b, c, d, e, f]`: x' = a·x + c·y + e, y' = b·x + d·y + f. */
 export type Matrix = [number, number, number, number, number, number];
@@ -23,5 +24,5 @@ export function unitSquareBox(m: Matrix): BBox {
 }
 
 export function isMatrix(value: unknown): value is ArrayLike<number> {
-  return (Array.isArray(value) || value instanceof Float32Array || value instanceof Float64Array) && value.length === 6;
+  return isNumberList(value) && value.length === 6;
 }

@@ -1,4 +1,5 @@
 import type { OPS as PdfjsOps } from 'pdfjs-dist/legacy/build/pdf.mjs';
+import { isByteArray, isNumberList } from './arrays.js';
 import { applyToPoint, isMatrix, multiply, type Matrix } from './matrix.js';
 
 /**
@@ -150,8 +151,8 @@ export function walkOperatorList(
         if (maskDepth === 0 && isDecodedImage(image)) images.push({ source: { kind: 'inline', image }, ctm: state.ctm });
         break;
       }
-      // Not collected: paintInlineImageXObjectGroup (pdfjs packs runs of small inline images,
-      // under 200 px width + height, into one atlas: tiles, not figures) and the image-mask
+      // Not collected: paintInlineImageXObjectGroup (the display optimiser packs runs of small
+      // inline images, under 200 px width + height, into one atlas: tiles, not figures) and the image-mask
       // operators (stencils painted in the fill colour, i.e. shapes, not pictures).
       default:
         break;
@@ -177,13 +178,16 @@ function lineWidthFromGState(args: unknown): number | undefined {
 export function isDecodedImage(value: unknown): value is DecodedImage {
   if (typeof value !== 'object' || value === null) return false;
   const v = value as Partial<DecodedImage>;
-  return typeof v.width === 'number' && typeof v.height === 'number' && typeof v.kind === 'number' && (v.data instanceof Uint8Array || v.data instanceof Uint8ClampedArray);
+  return typeof v.width === 'number' && typeof v.height === 'number' && typeof v.kind === 'number' && isByteArray(v.data);
 }
 
-/** `[objId, scaleX, scaleY, positions]`: pdfjs's fold of save/cm/Do/restore runs of one image. */
+/**
+ * `[objId, scaleX, scaleY, positions]`: the display optimiser's fold of save/cm/Do/restore runs of
+ * one image. `getOperatorList()` (OPLIST intent) is not optimised today; read in case it becomes so.
+ */
 function collectRepeatedImage(args: unknown[], ctm: Matrix, images: ImageDraw[]): void {
   const [objId, scaleX, scaleY, positions] = args;
-  if (typeof objId !== 'string' || typeof scaleX !== 'number' || typeof scaleY !== 'number' || !(positions instanceof Float32Array || Array.isArray(positions))) return;
+  if (typeof objId !== 'string' || typeof scaleX !== 'number' || typeof scaleY !== 'number' || !isNumberList(positions)) return;
   for (let k = 0; k + 1 < positions.length; k += 2) {
     const x = Number(positions[k]);
     const y = Number(positions[k + 1]);
@@ -196,13 +200,13 @@ function collectRulings(args: unknown[], state: GraphicsState, kinds: PaintKinds
   const [paintOp, paths] = args;
   if (typeof paintOp !== 'number' || !Array.isArray(paths)) return;
   const path: unknown = paths[0];
-  if (!(path instanceof Float32Array) && !Array.isArray(path)) return;
+  if (!isNumberList(path)) return;
   const strokes = kinds.strokes.has(paintOp) && !isInvisible(state.strokeColor);
   const fills = kinds.fills.has(paintOp) && !isInvisible(state.fillColor);
   if (!strokes && !fills) return;
   const scale = Math.sqrt(Math.abs(state.ctm[0] * state.ctm[3] - state.ctm[1] * state.ctm[2]));
   const strokeWidth = Math.max(state.lineWidth * scale, 0.1);
-  for (const subpath of subpaths(path as ArrayLike<number>, state.ctm)) {
+  for (const subpath of subpaths(path, state.ctm)) {
     if (strokes) {
       const { points } = subpath;
       const edges = subpath.closed && points.length > 2 ? [...points, points[0] as Point] : points;
