@@ -268,6 +268,51 @@ describe('readPageGraphics: ruled tables', () => {
     expect(graphics).toEqual({ figures: [], tables: [] });
   });
 
+  it('tells line art from tables: a triangulated grid, a plotted curve over a grid, an axis with ticks, a mesh', async () => {
+    const page = await firstPage((_doc, p) => {
+      const line = (x0: number, y0: number, x1: number, y1: number) => p.drawLine({ start: { x: x0, y: y0 }, end: { x: x1, y: y1 }, thickness: 0.5 });
+      // 3 × 3 squares, each cut by a diagonal.
+      for (const k of [0, 1, 2, 3]) {
+        line(72, 700 - 40 * k, 192, 700 - 40 * k);
+        line(72 + 40 * k, 700, 72 + 40 * k, 580);
+      }
+      for (const i of [0, 1, 2]) for (const j of [0, 1, 2]) line(72 + 40 * i, 700 - 40 * j, 112 + 40 * i, 660 - 40 * j);
+      // A 4 × 4 plot grid with a curve through it.
+      for (const k of [0, 1, 2, 3, 4]) {
+        line(300, 700 - 30 * k, 540, 700 - 30 * k);
+        line(300 + 60 * k, 700, 300 + 60 * k, 580);
+      }
+      p.drawSvgPath('M 0 0 C 80 -200 160 200 240 0', { x: 300, y: 640, borderWidth: 1, borderColor: rgb(1, 0, 0) });
+      // Axes with tick marks crossing them.
+      line(72, 400, 300, 400);
+      line(186, 300, 186, 500);
+      for (let x = 72; x <= 300; x += 19) line(x, 397, x, 403);
+      for (let y = 300; y <= 500; y += 20) line(183, y, 189, y);
+      // A fine mesh: rows and columns too small to hold text.
+      for (let k = 0; k <= 10; k += 1) {
+        line(350, 400 - 3 * k, 500, 400 - 3 * k);
+        line(350 + 15 * k, 400, 350 + 15 * k, 370);
+      }
+    });
+    expect((await readPageGraphics(page, 0, NO_CAP)).tables).toEqual([]);
+  });
+
+  it('keeps a table whose outer frame has rounded corners', async () => {
+    const page = await firstPage((_doc, p) => {
+      // Frame 72..372 × 610..700 (PDF space) with 6 pt rounded corners, and its inner rules.
+      p.drawSvgPath('M 6 0 L 294 0 C 297 0 300 3 300 6 L 300 84 C 300 87 297 90 294 90 L 6 90 C 3 90 0 87 0 84 L 0 6 C 0 3 3 0 6 0 Z', {
+        x: 72,
+        y: 700,
+        borderWidth: 1,
+        borderColor: rgb(0, 0, 0),
+      });
+      for (const y of [670, 640]) p.drawLine({ start: { x: 72, y }, end: { x: 372, y }, thickness: 0.5 });
+      p.drawLine({ start: { x: 222, y: 700 }, end: { x: 222, y: 610 }, thickness: 0.5 });
+    });
+    const { tables } = await readPageGraphics(page, 0, NO_CAP);
+    expect(tables.map((t) => [t.rows, t.columns])).toEqual([[3, 2]]);
+  });
+
   it('reads borders drawn as thin filled bars (as Excel exports them)', async () => {
     const page = await firstPage((_doc, p) => {
       const bar = (x: number, y: number, width: number, height: number) => p.drawRectangle({ x, y, width, height, color: rgb(0, 0, 0) });

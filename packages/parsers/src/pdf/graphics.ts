@@ -19,8 +19,8 @@ export async function readPageGraphics(page: PDFPageProxy, pageIndex: number, op
   // Annotations left out: form-field boxes are not tables and stamps are not the page's figures.
   const operatorList = await page.getOperatorList({ annotationMode: AnnotationMode.DISABLE });
   const viewport = page.getViewport({ scale: 1 });
-  const { images, segments } = walkOperatorList(operatorList, viewport.transform, OPS);
-  const tables = findRuledTables(mergeRulings(segments));
+  const { images, segments, art } = walkOperatorList(operatorList, viewport.transform, OPS);
+  const tables = findRuledTables(mergeRulings(segments), art);
   const figures = await pageFigures(page, pageIndex, images, options);
   return { figures, tables };
 }

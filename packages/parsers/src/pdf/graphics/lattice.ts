@@ -1,5 +1,6 @@
 import type { BBox } from '@readpack/reading-package';
 import type { RuledTable } from '../graphics-types.js';
+import type { LineArt } from './operator-walk.js';
 import type { Ruling } from './rulings.js';
 
 /**
@@ -16,6 +17,18 @@ const BOUNDARY_CLUSTER = 3;
 const MIN_BOUNDARY_COVERAGE = 0.5;
 /** Grids smaller than this (points) either side are glyph art or check boxes, not tables. */
 const MIN_TABLE_SIDE = 10;
+/** Rows lower than this (points, median) cannot hold a line of text: hatching or a mesh. */
+const MIN_MEDIAN_ROW_HEIGHT = 7;
+/** Columns narrower than this (points, median) cannot hold a word. */
+const MIN_MEDIAN_COLUMN_WIDTH = 10;
+/** Share of cells that must be closed by lines on their inner sides. */
+const MIN_CLOSED_SHARE = 0.8;
+/** Drawn shapes per cell beyond which a grid is a diagram (tables hold text, not drawings). */
+const MAX_ART_PER_CELL = 0.5;
+/** Share of the grid's area drawn shapes may span before it is a plot rather than a table. */
+const MAX_ART_COVER = 0.5;
+/** How far inside the grid's edges a closed outline may run and still be its frame (points). */
+const FRAME_SLACK = 4;
 /** A rule this much thicker than the other row rules sets off a header row. */
 const HEADER_RULE_RATIO = 1.5;
 
@@ -31,11 +44,15 @@ interface GridCell {
   colSpan: number;
 }
 
-export function findRuledTables(rulings: readonly Ruling[]): RuledTable[] {
+/**
+ * @param art the page's curves, slanted lines and non-rectangular fills: a grid full of
+ *   them is a diagram (a plot's grid, a triangulated square), not a table.
+ */
+export function findRuledTables(rulings: readonly Ruling[], art: readonly LineArt[] = []): RuledTable[] {
   const tables: RuledTable[] = [];
   for (const component of crossingComponents(rulings)) {
     const table = latticeOf(component);
-    if (table) tables.push(table);
+    if (table && !isDiagram(table, art)) tables.push(table);
   }
   return tables.sort((a, b) => a.bbox[1] - b.bbox[1] || a.bbox[0] - b.bbox[0]);
 }
@@ -207,33 +224,101 @@ function trimFrameBands(walls: Walls, rows: number, columns: number): { r0: numb
 }
 
 function latticeOf(component: readonly Ruling[]): RuledTable | undefined {
-  const xs = boundariesOf(component.filter((r) => r.orientation === 'v'));
-  const ys = boundariesOf(component.filter((r) => r.orientation === 'h'));
-  if (xs.length < 2 || ys.length < 2) return undefined;
-  const walls = wallsOf(xs, ys);
-  const { r0, r1, c0, c1, cells } = trimFrameBands(walls, ys.length - 1, xs.length - 1);
-  const rows = r1 - r0;
-  const columns = c1 - c0;
+  let xs = boundariesOf(component.filter((r) => r.orientation === 'v'));
+  let ys = boundariesOf(component.filter((r) => r.orientation === 'h'));
+  let walls: Walls;
+  let cells: GridCell[];
+  // Prune and trim until neither changes the grid: trimming a frame band can leave lines that
+  // only walled that band.
+  for (;;) {
+    [xs, ys] = withoutPhantoms(xs, ys);
+    if (xs.length < 2 || ys.length < 2) return undefined;
+    walls = wallsOf(xs, ys);
+    const trimmed = trimFrameBands(walls, ys.length - 1, xs.length - 1);
+    cells = trimmed.cells;
+    if (trimmed.r0 === 0 && trimmed.c0 === 0 && trimmed.r1 === ys.length - 1 && trimmed.c1 === xs.length - 1) break;
+    xs = xs.slice(trimmed.c0, trimmed.c1 + 1);
+    ys = ys.slice(trimmed.r0, trimmed.r1 + 1);
+  }
+  const rows = ys.length - 1;
+  const columns = xs.length - 1;
   // A lone box is a frame; one row or column needs interior lines to be a table.
   if (!((rows >= 2 && columns >= 2) || rows >= 3 || columns >= 3) || cells.length < 2) return undefined;
+  if (!looksLikeTable(xs, ys, walls, cells)) return undefined;
   const x = (i: number) => (xs[i] as Boundary).pos;
   const y = (i: number) => (ys[i] as Boundary).pos;
-  const bbox: BBox = [x(c0), y(r0), x(c1), y(r1)];
+  const bbox: BBox = [x(0), y(0), x(columns), y(rows)];
   if (bbox[2] - bbox[0] < MIN_TABLE_SIDE || bbox[3] - bbox[1] < MIN_TABLE_SIDE) return undefined;
   const table: RuledTable = {
     bbox,
     rows,
     columns,
     cells: cells.map((cell) => ({
-      row: cell.row - r0,
-      col: cell.col - c0,
-      rowSpan: cell.rowSpan,
-      colSpan: cell.colSpan,
+      ...cell,
       bbox: [x(cell.col), y(cell.row), x(cell.col + cell.colSpan), y(cell.row + cell.rowSpan)],
     })),
   };
-  if (rows >= 2 && setsOffHeader(ys.slice(r0, r1 + 1))) table.headerRows = 1;
+  if (rows >= 2 && setsOffHeader(ys)) table.headerRows = 1;
   return table;
+}
+
+/**
+ * Drops line positions that wall off no grid position: tick marks on a chart axis, a rule that
+ * merely touches the grid. Repeated because each removal widens the neighbouring rows.
+ */
+function withoutPhantoms(xs: Boundary[], ys: Boundary[]): [Boundary[], Boundary[]] {
+  for (;;) {
+    if (xs.length < 2 || ys.length < 2) return [xs, ys];
+    const walls = wallsOf(xs, ys);
+    const keptXs = xs.filter((_, col) => ys.slice(1).some((_y, row) => walls.betweenColumns(row, col)));
+    const keptYs = ys.filter((_, row) => xs.slice(1).some((_x, col) => walls.betweenRows(row, col)));
+    if (keptXs.length === xs.length && keptYs.length === ys.length) return [xs, ys];
+    [xs, ys] = [keptXs, keptYs];
+  }
+}
+
+/**
+ * Tells tables from line art that happens to cross (function plots, meshes, space-filling curves):
+ * a table's rows and columns can hold text, and its cells are closed by lines on every inner side.
+ */
+function looksLikeTable(xs: Boundary[], ys: Boundary[], walls: Walls, cells: GridCell[]): boolean {
+  const heights = ys.slice(1).map((b, i) => b.pos - (ys[i] as Boundary).pos);
+  const widths = xs.slice(1).map((b, i) => b.pos - (xs[i] as Boundary).pos);
+  if (median(heights) < MIN_MEDIAN_ROW_HEIGHT || median(widths) < MIN_MEDIAN_COLUMN_WIDTH) return false;
+  const rows = heights.length;
+  const columns = widths.length;
+  const closed = cells.filter((cell) => {
+    const right = cell.col + cell.colSpan;
+    const bottom = cell.row + cell.rowSpan;
+    for (let r = cell.row; r < bottom; r += 1) if (right < columns && !walls.betweenColumns(r, right)) return false;
+    for (let c = cell.col; c < right; c += 1) if (bottom < rows && !walls.betweenRows(bottom, c)) return false;
+    return true;
+  });
+  return closed.length >= MIN_CLOSED_SHARE * cells.length;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? 0;
+}
+
+/** Many drawn shapes inside the grid, or shapes spread over most of it (a plotted curve). */
+function isDiagram(table: RuledTable, art: readonly LineArt[]): boolean {
+  const [x0, y0, x1, y1] = table.bbox;
+  const area = (x1 - x0) * (y1 - y0);
+  let count = 0;
+  let covered = 0;
+  for (const { box, closed } of art) {
+    const [a0, b0, a1, b1] = box;
+    // A closed outline around the whole grid is its (rounded) frame or the page's.
+    if (closed && a0 <= x0 + FRAME_SLACK && b0 <= y0 + FRAME_SLACK && a1 >= x1 - FRAME_SLACK && b1 >= y1 - FRAME_SLACK) continue;
+    const cx = (a0 + a1) / 2;
+    const cy = (b0 + b1) / 2;
+    if (cx <= x0 || cx >= x1 || cy <= y0 || cy >= y1) continue;
+    count += 1;
+    covered += Math.max(0, Math.min(a1, x1) - Math.max(a0, x0)) * Math.max(0, Math.min(b1, y1) - Math.max(b0, y0));
+  }
+  return (count >= 2 && count >= MAX_ART_PER_CELL * table.cells.length) || covered >= MAX_ART_COVER * area;
 }
 
 /** The rule under the first row is doubled, or clearly thicker than the other row rules. */

@@ -1,3 +1,4 @@
+import type { BBox } from '@readpack/reading-package';
 import type { OPS as PdfjsOps } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { isByteArray, isNumberList } from './arrays.js';
 import { applyToPoint, isMatrix, multiply, type Matrix } from './matrix.js';
@@ -39,6 +40,15 @@ export interface Segment {
 export interface WalkResult {
   images: ImageDraw[];
   segments: Segment[];
+  /** Painted curves, slanted lines and non-rectangular fills. */
+  art: LineArt[];
+}
+
+export interface LineArt {
+  /** Its box, clipped to the clipping path's box. */
+  box: BBox;
+  /** A closed outline or a filled area (a rounded frame, a blob) rather than an open curve. */
+  closed: boolean;
 }
 
 /** Pdfjs's packed path sub-operators (`DrawOPS` in the worker; not exported by the API). */
@@ -69,6 +79,8 @@ function paintKinds(OPS: OpsTable): PaintKinds {
 
 interface GraphicsState {
   ctm: Matrix;
+  /** Box of the clipping path (page coordinates), when one is set. */
+  clip: BBox | undefined;
   lineWidth: number;
   strokeColor: string;
   fillColor: string;
@@ -86,11 +98,14 @@ export function walkOperatorList(
   const kinds = paintKinds(OPS);
   const images: ImageDraw[] = [];
   const segments: Segment[] = [];
-  let state: GraphicsState = { ctm: multiply([1, 0, 0, 1, 0, 0], viewportTransform), lineWidth: 1, strokeColor: '#000000', fillColor: '#000000' };
+  const art: LineArt[] = [];
+  let state: GraphicsState = { ctm: multiply([1, 0, 0, 1, 0, 0], viewportTransform), clip: undefined, lineWidth: 1, strokeColor: '#000000', fillColor: '#000000' };
   const stack: GraphicsState[] = [];
   // Content of soft-mask groups only shapes transparency: nothing in it is seen as drawn.
   const groupIsMask: boolean[] = [];
   let maskDepth = 0;
+  // `W n`: pdfjs emits the clip operator first, then the path it applies to.
+  let clipPending = false;
 
   for (let i = 0; i < fnArray.length; i += 1) {
     const fn = fnArray[i];
@@ -135,8 +150,17 @@ export function walkOperatorList(
       case OPS.setFillRGBColor:
         if (Array.isArray(args) && typeof args[0] === 'string') state.fillColor = args[0];
         break;
+      case OPS.clip:
+      case OPS.eoClip:
+        clipPending = true;
+        break;
       case OPS.constructPath:
-        if (maskDepth === 0 && Array.isArray(args)) collectRulings(args, state, kinds, segments);
+        if (!Array.isArray(args)) break;
+        if (clipPending) {
+          state.clip = intersect(state.clip, pathBox(args, state.ctm));
+          clipPending = false;
+        }
+        if (maskDepth === 0) collectRulings(args, state, kinds, segments, art);
         break;
       case OPS.paintImageXObject:
         if (maskDepth === 0 && Array.isArray(args) && typeof args[0] === 'string') {
@@ -158,7 +182,7 @@ export function walkOperatorList(
         break;
     }
   }
-  return { images, segments };
+  return { images, segments, art };
 }
 
 function hasSoftMask(group: unknown): boolean {
@@ -195,8 +219,12 @@ function collectRepeatedImage(args: unknown[], ctm: Matrix, images: ImageDraw[])
   }
 }
 
-/** `[paintOp, [Float32Array path], minMax]`: pdfjs 5's packed path followed by how it is painted. */
-function collectRulings(args: unknown[], state: GraphicsState, kinds: PaintKinds, out: Segment[]): void {
+/**
+ * `[paintOp, [Float32Array path], minMax]`: pdfjs 5's packed path followed by how it is painted.
+ * Straight axis-aligned edges become ruling candidates; anything else painted (curves, slanted
+ * edges, non-rectangular fills) is reported as line art, which tells diagrams from tables.
+ */
+function collectRulings(args: unknown[], state: GraphicsState, kinds: PaintKinds, out: Segment[], art: LineArt[]): void {
   const [paintOp, paths] = args;
   if (typeof paintOp !== 'number' || !Array.isArray(paths)) return;
   const path: unknown = paths[0];
@@ -207,45 +235,97 @@ function collectRulings(args: unknown[], state: GraphicsState, kinds: PaintKinds
   const scale = Math.sqrt(Math.abs(state.ctm[0] * state.ctm[3] - state.ctm[1] * state.ctm[2]));
   const strokeWidth = Math.max(state.lineWidth * scale, 0.1);
   for (const subpath of subpaths(path, state.ctm)) {
+    const edges = subpath.closed && subpath.points.length > 2 ? closingEdges(subpath) : subpath.edges;
+    let isArt = edges.some((edge) => edge.curved || !isAxisAligned(edge.from, edge.to));
     if (strokes) {
-      const { points } = subpath;
-      const edges = subpath.closed && points.length > 2 ? [...points, points[0] as Point] : points;
-      for (let k = 1; k < edges.length; k += 1) addStroke(edges[k - 1] as Point, edges[k] as Point, strokeWidth, out);
+      for (const edge of edges) if (!edge.curved) addStroke(edge.from, edge.to, strokeWidth, out);
     }
-    if (fills) addFilledBar(subpath.points, out);
+    if (fills && !isArt && !addFilledBar(subpath.points, out)) isArt = subpath.points.length > 2 && !isAxisAlignedRectangle(subpath.points);
+    const drawn = isArt ? intersect(state.clip, boxOf(subpath.hull)) : undefined;
+    if (drawn && drawn[2] >= drawn[0] && drawn[3] >= drawn[1]) art.push({ box: drawn, closed: subpath.closed || fills });
   }
 }
 
 type Point = [number, number];
 
-interface Subpath {
-  points: Point[];
-  closed: boolean;
-  /** A curve makes the subpath useless as a rule or bar. */
+interface Edge {
+  from: Point;
+  to: Point;
   curved: boolean;
 }
 
-/** Straight subpaths of a packed path, in page coordinates; curved ones are left out. */
+interface Subpath {
+  /** Every on-curve point, curve ends included. */
+  points: Point[];
+  /** The points and the curves' control points: the subpath lies within their box. */
+  hull: Point[];
+  edges: Edge[];
+  closed: boolean;
+}
+
+function closingEdges(subpath: Subpath): Edge[] {
+  const first = subpath.points[0] as Point;
+  const last = subpath.points[subpath.points.length - 1] as Point;
+  return [...subpath.edges, { from: last, to: first, curved: false }];
+}
+
+function isAxisAligned([x0, y0]: Point, [x1, y1]: Point): boolean {
+  return Math.abs(x1 - x0) <= AXIS_TOLERANCE || Math.abs(y1 - y0) <= AXIS_TOLERANCE;
+}
+
+function isAxisAlignedRectangle(points: Point[]): boolean {
+  const corners = dropClosingPoint(points);
+  return corners.length === 4 && corners.every((p, k) => isAxisAligned(p, corners[(k + 1) % 4] as Point));
+}
+
+function intersect(a: BBox | undefined, b: BBox): BBox {
+  if (!a) return b;
+  return [Math.max(a[0], b[0]), Math.max(a[1], b[1]), Math.min(a[2], b[2]), Math.min(a[3], b[3])];
+}
+
+/** The box of a constructPath's points through the CTM (its min/max argument is pre-CTM). */
+function pathBox(args: unknown[], ctm: Matrix): BBox {
+  const path: unknown = Array.isArray(args[1]) ? args[1][0] : undefined;
+  const points = isNumberList(path) ? subpaths(path, ctm).flatMap((subpath) => subpath.points) : [];
+  // An empty clipping path clips everything away.
+  return points.length > 0 ? boxOf(points) : [0, 0, 0, 0];
+}
+
+function boxOf(points: Point[]): BBox {
+  const xs = points.map((p) => p[0]);
+  const ys = points.map((p) => p[1]);
+  return [Math.min(...xs), Math.min(...ys), Math.max(...xs), Math.max(...ys)];
+}
+
+/** The subpaths of a packed path, in page coordinates. */
 function subpaths(path: ArrayLike<number>, ctm: Matrix): Subpath[] {
   const result: Subpath[] = [];
   let current: Subpath | undefined;
   const finish = () => {
-    if (current && !current.curved && current.points.length > 1) result.push(current);
+    if (current && current.points.length > 1) result.push(current);
     current = undefined;
+  };
+  const extend = (point: Point, curved: boolean, controls: Point[] = []) => {
+    if (!current) {
+      current = { points: [point], hull: [point], edges: [], closed: false };
+      return;
+    }
+    current.edges.push({ from: current.points[current.points.length - 1] as Point, to: point, curved });
+    current.points.push(point);
+    current.hull.push(...controls, point);
   };
   for (let k = 0; k < path.length; ) {
     const op = path[k++];
     if (op === PATH_MOVE_TO) {
       finish();
-      current = { points: [applyToPoint(ctm, path[k] ?? 0, path[k + 1] ?? 0)], closed: false, curved: false };
+      extend(applyToPoint(ctm, path[k] ?? 0, path[k + 1] ?? 0), false);
       k += 2;
     } else if (op === PATH_LINE_TO) {
-      const point = applyToPoint(ctm, path[k] ?? 0, path[k + 1] ?? 0);
-      if (current) current.points.push(point);
-      else current = { points: [point], closed: false, curved: false };
+      extend(applyToPoint(ctm, path[k] ?? 0, path[k + 1] ?? 0), false);
       k += 2;
     } else if (op === PATH_CURVE_TO) {
-      if (current) current.curved = true;
+      const controls = [applyToPoint(ctm, path[k] ?? 0, path[k + 1] ?? 0), applyToPoint(ctm, path[k + 2] ?? 0, path[k + 3] ?? 0)];
+      extend(applyToPoint(ctm, path[k + 4] ?? 0, path[k + 5] ?? 0), true, controls);
       k += 6;
     } else if (op === PATH_CLOSE) {
       if (current) current.closed = true;
@@ -270,13 +350,13 @@ function addStroke([x0, y0]: Point, [x1, y1]: Point, thickness: number, out: Seg
 }
 
 /** A filled axis-aligned rectangle thin enough to read as a rule (Excel draws borders so). */
-function addFilledBar(points: Point[], out: Segment[]): void {
+function addFilledBar(points: Point[], out: Segment[]): boolean {
   const corners = dropClosingPoint(points);
-  if (corners.length !== 4) return;
+  if (corners.length !== 4) return false;
   for (let k = 0; k < 4; k += 1) {
     const [ax, ay] = corners[k] as Point;
     const [bx, by] = corners[(k + 1) % 4] as Point;
-    if (Math.abs(ax - bx) > AXIS_TOLERANCE && Math.abs(ay - by) > AXIS_TOLERANCE) return;
+    if (Math.abs(ax - bx) > AXIS_TOLERANCE && Math.abs(ay - by) > AXIS_TOLERANCE) return false;
   }
   const xs = corners.map((p) => p[0]);
   const ys = corners.map((p) => p[1]);
@@ -288,9 +368,13 @@ function addFilledBar(points: Point[], out: Segment[]): void {
   const height = y1 - y0;
   if (height <= MAX_RULE_THICKNESS && width >= Math.max(MIN_SEGMENT_LENGTH, 2 * height)) {
     out.push({ orientation: 'h', pos: (y0 + y1) / 2, from: x0, to: x1, thickness: Math.max(height, 0.1) });
-  } else if (width <= MAX_RULE_THICKNESS && height >= Math.max(MIN_SEGMENT_LENGTH, 2 * width)) {
-    out.push({ orientation: 'v', pos: (x0 + x1) / 2, from: y0, to: y1, thickness: Math.max(width, 0.1) });
+    return true;
   }
+  if (width <= MAX_RULE_THICKNESS && height >= Math.max(MIN_SEGMENT_LENGTH, 2 * width)) {
+    out.push({ orientation: 'v', pos: (x0 + x1) / 2, from: y0, to: y1, thickness: Math.max(width, 0.1) });
+    return true;
+  }
+  return false;
 }
 
 function dropClosingPoint(points: Point[]): Point[] {
