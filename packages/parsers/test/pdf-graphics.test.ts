@@ -2,10 +2,11 @@ import { afterAll, describe, expect, it } from '@jest/globals';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join, sep } from 'node:path';
-import { fixturePath } from '@readpack/testing';
+import { buildPdf, fixturePath, streamObject } from '@readpack/testing';
 import { tableGrid, type BBox, type Origin } from '@readpack/reading-package';
 import {
   concatTransformationMatrix,
+  degrees,
   drawObject,
   PDFDocument,
   popGraphicsState,
@@ -77,8 +78,11 @@ function gradient(width: number, height: number): Buffer {
   return pixels;
 }
 
+/** Decoded pixels with the channels the file stores (sharp would widen gray to RGB by itself). */
 async function rawOf(encoded: Uint8Array): Promise<{ data: Buffer; channels: number; width: number; height: number }> {
-  const { data, info } = await sharp(encoded).raw().toBuffer({ resolveWithObject: true });
+  const { channels } = await sharp(encoded).metadata();
+  const decoder = channels === 1 ? sharp(encoded).toColourspace('b-w') : sharp(encoded);
+  const { data, info } = await decoder.raw().toBuffer({ resolveWithObject: true });
   return { data, channels: info.channels, width: info.width, height: info.height };
 }
 
@@ -133,6 +137,57 @@ describe('readPageGraphics: embedded images', () => {
     expect(new Set(figures.map((f) => f.image.sha256)).size).toBe(1);
     expect(figures[0]?.image.page).toBe(3);
     expectBox(figures[4]?.bbox as BBox, [50, PAGE_HEIGHT - 400, 250, PAGE_HEIGHT - 300]);
+  });
+
+  it('reads inline images and 1-bit images, follows form XObject matrices and leaves stencil masks out', async () => {
+    // 20 × 20 inline RGB image without the bytes of `EI` (0x45 0x49), which ends inline data.
+    const inlinePixels = Buffer.from(Array.from({ length: 20 * 20 * 3 }, (_, i) => [0x10, 0x80, 0xf0][i % 3] as number));
+    // 32 × 16 DeviceGray 1 bit per pixel: each row 0xF0 0xF0 0xF0 0xF0 (four white, four black).
+    const bits = Buffer.alloc(4 * 16, 0xf0);
+    const content = Buffer.concat([
+      Buffer.from('q 40 0 0 40 20 200 cm BI /W 20 /H 20 /CS /RGB /BPC 8 ID '),
+      inlinePixels,
+      Buffer.from(' EI Q\nq 50 0 0 50 100 200 cm /Stencil Do Q\nq 64 0 0 32 200 200 cm /Bits Do Q\n/Fm Do\n'),
+    ]);
+    const pdf = buildPdf([
+      '<< /Type /Catalog /Pages 2 0 R >>',
+      '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+      '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 400 300] /Contents 4 0 R /Resources << /XObject << /Stencil 5 0 R /Bits 6 0 R /Fm 7 0 R >> >> >>',
+      streamObject(content),
+      streamObject(Buffer.alloc(4 * 32, 0xaa), ' /Type /XObject /Subtype /Image /Width 32 /Height 32 /ImageMask true'),
+      streamObject(bits, ' /Type /XObject /Subtype /Image /Width 32 /Height 16 /ColorSpace /DeviceGray /BitsPerComponent 1'),
+      streamObject('q 30 0 0 30 0 0 cm /Bits Do Q', ' /Type /XObject /Subtype /Form /BBox [0 0 30 30] /Matrix [2 0 0 2 10 10] /Resources << /XObject << /Bits 6 0 R >> >>'),
+    ]);
+    const page = await (await openPdf(pdf)).getPage(1);
+    const { figures } = await readPageGraphics(page, 0, NO_CAP);
+    expect(figures.map((f) => [f.image.width, f.image.height])).toEqual([
+      [20, 20],
+      [32, 16],
+      [32, 16],
+    ]);
+    const [inline, direct, inForm] = figures;
+    expectBox(inline?.bbox as BBox, [20, 300 - 240, 60, 300 - 200]);
+    expect((await rawOf(inline?.image.data as Uint8Array)).data.equals(inlinePixels)).toBe(true);
+    expectBox(direct?.bbox as BBox, [200, 300 - 232, 264, 300 - 200]);
+    const gray = await rawOf(direct?.image.data as Uint8Array);
+    expect(gray.channels).toBe(1);
+    expect([...gray.data.subarray(0, 8)]).toEqual([255, 255, 255, 255, 0, 0, 0, 0]);
+    // Form matrix [2 0 0 2 10 10] around `30 0 0 30 0 0 cm`: 60 × 60 pt from (10, 10).
+    expectBox(inForm?.bbox as BBox, [10, 300 - 70, 70, 300 - 10]);
+    expect(inForm?.image.sha256).toBe(direct?.image.sha256);
+  });
+
+  it('gives boxes in the rotated page’s top-left frame (the viewport pdfjs reports)', async () => {
+    const png = await sharp(noise(40, 30, 3, 9), { raw: { width: 40, height: 30, channels: 3 } }).png().toBuffer();
+    const page = await firstPage(async (doc, p) => {
+      p.setRotation(degrees(90));
+      p.drawImage(await doc.embedPng(png), { x: 100, y: 500, width: 128, height: 96 });
+    });
+    const viewport = page.getViewport({ scale: 1 });
+    expect([viewport.width, viewport.height]).toEqual([792, 612]);
+    const [a0, b0, a1, b1] = viewport.convertToViewportRectangle([100, 500, 228, 596]);
+    const { figures } = await readPageGraphics(page, 0, NO_CAP);
+    expectBox(figures[0]?.bbox as BBox, [Math.min(a0, a1), Math.min(b0, b1), Math.max(a0, a1), Math.max(b0, b1)]);
   });
 
   it('skips images over the size cap, tiny images and images drawn tiny, without failing', async () => {

@@ -66,9 +66,10 @@ async function storeImage(decoded: Promise<unknown>, name: string, pageIndex: nu
   if (width < MIN_IMAGE_PIXELS || height < MIN_IMAGE_PIXELS) return undefined;
   const raw = rawPixels(image);
   if (!raw) return undefined;
-  const png = await sharp(Buffer.from(raw.pixels.buffer, raw.pixels.byteOffset, raw.pixels.byteLength), { raw: { width, height, channels: raw.channels } })
-    .png()
-    .toBuffer();
+  let pipeline = sharp(Buffer.from(raw.pixels.buffer, raw.pixels.byteOffset, raw.pixels.byteLength), { raw: { width, height, channels: raw.channels } });
+  // Without this sharp widens one-channel input to RGB: three times the bytes for the same picture.
+  if (raw.channels === 1) pipeline = pipeline.toColourspace('b-w');
+  const png = await pipeline.png().toBuffer();
   // Over the cap the figure is dropped, not the document: the page's text is still worth having.
   if (png.length > maxImageBytes) return undefined;
   return embeddedImage(name, 'image/png', new Uint8Array(png.buffer, png.byteOffset, png.byteLength), { page: pageIndex, width, height });
