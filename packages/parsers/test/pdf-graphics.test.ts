@@ -387,6 +387,20 @@ function expectCoversGridOnce(rows: number, columns: number, cells: { row: numbe
   expect(seen.flat().every((n) => n === 1)).toBe(true);
 }
 
+describe('textItemBoxes', () => {
+  it('boxes horizontal and vertical (CJK) runs where pdftotext -bbox puts them', async () => {
+    const invoice = await (await openPdf(await readFile(fixturePath('REPAIR-2022-INV-001_multipage.pdf')))).getPage(1);
+    const insured = (await textItemBoxes(invoice)).find((t) => t.text.startsWith('Insured'));
+    // pdftotext: "Insured" xMin 77.184 yMin 308.93 yMax 319.01.
+    expect(insured?.bbox[0]).toBeCloseTo(77.184, 1);
+    expect(insured?.bbox[1]).toBeCloseTo(308.93, 1);
+    expect(insured?.bbox[3]).toBeCloseTo(319.01, 1);
+    const jo = await (await openPdf(await readFile(fixturePath('jo.pdf')))).getPage(1);
+    const column = (await textItemBoxes(jo)).find((t) => t.text === 'わたくしといふ現象は');
+    expectBox(column?.bbox as BBox, [665.727, 46.647, 675.313, 142.507]);
+  });
+});
+
 describe('readPageGraphics on the corpus', () => {
   it('finds the one photo of pdflatex-image.pdf where pdfimages lists it (300 × 200, placed at 300 × 200 pt)', async () => {
     const doc = await openPdf(await readFile(fixturePath('pdflatex-image.pdf')));

@@ -10,8 +10,8 @@ const FALLBACK_DESCENT = -0.2;
 /**
  * The page's text items (`getTextContent()` order, marked-content entries left out) with boxes
  * in top-left page points: from the baseline origin along the text direction by the item's
- * width, and from the font's descent to its ascent across it. Rotated text gets the axis-aligned
- * box around its run.
+ * width, and from the font's descent to its ascent across it (vertical writing: down the column
+ * by the item's height). Rotated text gets the axis-aligned box around its run.
  */
 export async function textItemBoxes(page: PDFPageProxy): Promise<PositionedText[]> {
   const content = await page.getTextContent();
@@ -35,9 +35,12 @@ export function textItemBox(item: TextItem, style: TextStyle | undefined, viewpo
   // Unit vectors of the text's advance and "up" directions on the page.
   const [ux, uy] = [a / along, b / along];
   const [vx, vy] = [c / across, d / across];
+  // Horizontal runs advance along the baseline by `width`; vertical runs (pdfjs puts their origin
+  // one em below the top of the first glyph) advance downwards by `height`, `width` across.
+  const rises = style?.vertical ? [fontSize, fontSize - item.height] : [descent * fontSize, ascent * fontSize];
   const corners: [number, number][] = [];
   for (const advance of [0, item.width]) {
-    for (const rise of [descent * fontSize, ascent * fontSize]) corners.push([e + ux * advance + vx * rise, f + uy * advance + vy * rise]);
+    for (const rise of rises) corners.push([e + ux * advance + vx * rise, f + uy * advance + vy * rise]);
   }
   const xs = corners.map((p) => p[0]);
   const ys = corners.map((p) => p[1]);
