@@ -190,13 +190,14 @@ describe('readPageGraphics: embedded images', () => {
     expectBox(figures[0]?.bbox as BBox, [Math.min(a0, a1), Math.min(b0, b1), Math.max(a0, a1), Math.max(b0, b1)]);
   });
 
-  it('skips images over the size cap, tiny images and images drawn tiny, without failing', async () => {
+  it('skips images over the size cap, tiny images, images drawn tiny or off the page, without failing', async () => {
     const big = await sharp(noise(200, 200, 3, 11), { raw: { width: 200, height: 200, channels: 3 } }).png().toBuffer();
     const tiny = await sharp(noise(8, 8, 3, 5), { raw: { width: 8, height: 8, channels: 3 } }).png().toBuffer();
     const page = await firstPage(async (doc, p) => {
       p.drawImage(await doc.embedPng(big), { x: 50, y: 400, width: 200, height: 200 });
       p.drawImage(await doc.embedPng(tiny), { x: 300, y: 400, width: 100, height: 100 });
       p.drawImage(await doc.embedPng(big), { x: 300, y: 100, width: 6, height: 6 });
+      p.drawImage(await doc.embedPng(big), { x: 700, y: 100, width: 100, height: 100 }); // off the page
     });
     const uncapped = await readPageGraphics(page, 0, NO_CAP);
     expect(uncapped.figures).toHaveLength(1);

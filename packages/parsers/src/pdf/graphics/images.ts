@@ -28,10 +28,13 @@ interface RawPixels {
 export async function pageFigures(page: PDFPageProxy, pageIndex: number, draws: readonly ImageDraw[], options: { maxImageBytes: number }): Promise<PageFigure[]> {
   const stored = new Map<string, Promise<EmbeddedImage | undefined>>();
   const figures: PageFigure[] = [];
+  const { width: pageWidth, height: pageHeight } = page.getViewport({ scale: 1 });
   let inlineCount = 0;
   for (const draw of draws) {
     const bbox = unitSquareBox(draw.ctm);
     if (bbox[2] - bbox[0] < MIN_DRAWN_POINTS || bbox[3] - bbox[1] < MIN_DRAWN_POINTS) continue;
+    // Painted off the page (templates, bleed): nobody sees it.
+    if (bbox[2] <= 0 || bbox[3] <= 0 || bbox[0] >= pageWidth || bbox[1] >= pageHeight) continue;
     let image: Promise<EmbeddedImage | undefined>;
     if (draw.source.kind === 'object') {
       const { objId } = draw.source;

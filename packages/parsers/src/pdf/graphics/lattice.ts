@@ -23,6 +23,8 @@ const MIN_MEDIAN_ROW_HEIGHT = 7;
 const MIN_MEDIAN_COLUMN_WIDTH = 10;
 /** Share of cells that must be closed by lines on their inner sides. */
 const MIN_CLOSED_SHARE = 0.8;
+/** More line crossings than this in one connected set of rules is line art (e.g. 150 × 130). */
+const MAX_GRID_POSITIONS = 20_000;
 /** Drawn shapes per cell beyond which a grid is a diagram (tables hold text, not drawings). */
 const MAX_ART_PER_CELL = 0.5;
 /** Share of the grid's area drawn shapes may span before it is a plot rather than a table. */
@@ -230,6 +232,8 @@ function latticeOf(component: readonly Ruling[]): RuledTable | undefined {
   let cells: GridCell[];
   // Prune and trim until neither changes the grid: trimming a frame band can leave lines that
   // only walled that band.
+  // Graph paper and hatching, not a table; the guard also bounds the work below.
+  if (xs.length * ys.length > MAX_GRID_POSITIONS) return undefined;
   for (;;) {
     [xs, ys] = withoutPhantoms(xs, ys);
     if (xs.length < 2 || ys.length < 2) return undefined;
