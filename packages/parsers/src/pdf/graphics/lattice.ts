@@ -230,10 +230,10 @@ function latticeOf(component: readonly Ruling[]): RuledTable | undefined {
   let ys = boundariesOf(component.filter((r) => r.orientation === 'h'));
   let walls: Walls;
   let cells: GridCell[];
-  // Prune and trim until neither changes the grid: trimming a frame band can leave lines that
-  // only walled that band.
   // Graph paper and hatching, not a table; the guard also bounds the work below.
   if (xs.length * ys.length > MAX_GRID_POSITIONS) return undefined;
+  // Prune and trim until neither changes the grid: trimming a frame band can leave lines that
+  // only walled that band.
   for (;;) {
     [xs, ys] = withoutPhantoms(xs, ys);
     if (xs.length < 2 || ys.length < 2) return undefined;
