@@ -11,6 +11,12 @@ const MIN_IMAGE_PIXELS = 16;
 /** Drawn smaller than this either side (points) is decoration, whatever its resolution. */
 const MIN_DRAWN_POINTS = 8;
 
+/**
+ * Larger pictures are skipped like those over the byte cap: sharp refuses input above ~268 Mpx
+ * and compressing one costs seconds of a worker's CPU.
+ */
+const MAX_IMAGE_PIXELS = 100_000_000;
+
 /** pdfjs `ImageKind`. */
 const GRAYSCALE_1BPP = 1;
 const RGB_24BPP = 2;
@@ -66,7 +72,7 @@ async function storeImage(decoded: Promise<unknown>, name: string, pageIndex: nu
   // Null (pdfjs could not decode it) or an ImageBitmap (only where OffscreenCanvas exists, not in Node).
   if (!isDecodedImage(image)) return undefined;
   const { width, height } = image;
-  if (width < MIN_IMAGE_PIXELS || height < MIN_IMAGE_PIXELS) return undefined;
+  if (width < MIN_IMAGE_PIXELS || height < MIN_IMAGE_PIXELS || width * height > MAX_IMAGE_PIXELS) return undefined;
   const raw = rawPixels(image);
   if (!raw) return undefined;
   let pipeline = sharp(Buffer.from(raw.pixels.buffer, raw.pixels.byteOffset, raw.pixels.byteLength), { raw: { width, height, channels: raw.channels } });
