@@ -25,6 +25,8 @@ export interface RuledTable {
   rows: number;
   columns: number;
   cells: { row: number; col: number; rowSpan: number; colSpan: number; bbox: BBox }[];
+  /** Leading header rows, when a doubled or thicker rule sets them off (absent: not known). */
+  headerRows?: number;
 }
 
 export interface PageGraphics {
