@@ -74,7 +74,8 @@ describe('readpack ops doctor', () => {
     expect(before.stdout).toMatch(/render consumers\s+PROBLEM\s+1 jobs waiting and no live render consumer/);
     expect(before.stdout).toMatch(/Redis eviction\s+OK\s+maxmemory-policy noeviction/);
 
-    const worker = new Worker('render', async () => 'ok', { connection: connectTestRedis(), prefix: bullPrefix(prefix), autorun: false });
+    const workerConnection = connectTestRedis();
+    const worker = new Worker('render', async () => 'ok', { connection: workerConnection, prefix: bullPrefix(prefix), autorun: false });
     worker.run().catch(() => undefined);
     await worker.waitUntilReady();
     await new Promise((resolve) => setTimeout(resolve, 500));
@@ -83,6 +84,6 @@ describe('readpack ops doctor', () => {
     await worker.close();
     await queue.obliterate({ force: true });
     await queue.close();
-    await connection.quit();
+    await Promise.all([connection.quit(), workerConnection.quit()]);
   }, 60_000);
 });

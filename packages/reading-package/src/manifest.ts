@@ -103,6 +103,7 @@ export interface PackageManifest {
   schemaVersion: typeof SCHEMA_VERSION;
   packageId: string;
   jobId: string;
+  /** The owning tenant: kept in the stored manifest for access checks, left out of API answers. */
   tenant: string;
   source: { filename: string; mediaType: string; size: number; sha256: string };
   /** The engine of the document as a whole (its main parser). */
