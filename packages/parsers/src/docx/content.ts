@@ -1,6 +1,7 @@
 import { tableGrid, type FigureBlock, type Origin, type TableBlock } from '@readpack/reading-package';
 import { child, descendants, elements, intAttr, val, type Relationship, type XmlElement } from '../ooxml.js';
 import type { ParseOptions } from '../types.js';
+import type { ListMark } from './lists.js';
 import type { Numbering } from './numbering.js';
 import { headingLevel, isCaptionStyle, isCodeStyle, isMonospaceFont, runPropertiesFont, type Styles } from './styles.js';
 import { readTable } from './tables.js';
@@ -27,14 +28,6 @@ export interface PartContext {
   limits: Required<ParseOptions>;
 }
 
-export interface ListMark {
-  numId: string;
-  ilvl: number;
-  ordered: boolean;
-  marker?: string;
-  /** The item's number in an ordered list. */
-  number?: number;
-}
 
 export type Item =
   | { kind: 'paragraph'; text: string; heading?: number; caption: boolean; code: boolean; list?: ListMark; figures: FigureBlock[] }
