@@ -1,5 +1,5 @@
 import { posix } from 'node:path';
-import { XMLParser } from 'fast-xml-parser';
+import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import yauzl from 'yauzl';
 import type { Origin, TableBlock, TableCell } from '@readpack/reading-package';
 import { DocumentError } from './types.js';
@@ -113,6 +113,11 @@ function toNodes(ordered: unknown): XmlNode[] {
 export function parseXml(xml: string, part: string, what: OfficeFormat): XmlElement {
   if (/<!DOCTYPE/i.test(xml)) {
     throw new DocumentError('unsupported_content', `the ${what} part ${part} declares a DTD (<!DOCTYPE>), which Office packages must not contain`);
+  }
+  // The parser is lenient (an unclosed element just ends the part): well-formedness is checked first.
+  const valid = XMLValidator.validate(xml);
+  if (valid !== true) {
+    throw new DocumentError('corrupt_document', `not a readable ${what} file: part ${part} is not well-formed XML (line ${valid.err.line}: ${valid.err.msg})`);
   }
   let nodes: XmlNode[];
   try {
