@@ -1,13 +1,13 @@
 import { readFile } from 'node:fs/promises';
 import type { FigureBlock } from '@readpack/reading-package';
-import { parsedDocument, embeddedImage } from './document.js';
+import { parsedDocument } from './document.js';
 import { assembleBody } from './docx/assemble.js';
 import { readBlocks, type FigureSink, type PartContext } from './docx/content.js';
 import { readHeadersAndFooters, readNotes } from './docx/furniture.js';
 import { Numbering } from './docx/numbering.js';
 import { Styles } from './docx/styles.js';
-import { assertOfficeOpenXml, child, imageMediaType, OfficePackage, readerOrigin, relType, type Relationship } from './ooxml.js';
-import { DocumentError, type EmbeddedImage, type ParseInput, type ParseOptions, type ParsedDocument } from './types.js';
+import { assertOfficeOpenXml, child, OfficePackage, readerOrigin, readPictureParts, relType, type PicturePart, type Relationship } from './ooxml.js';
+import { DocumentError, type ParseInput, type ParseOptions, type ParsedDocument } from './types.js';
 import { assertSafeOfficeZip } from './zip-bomb-guard.js';
 
 const MAIN_DOCUMENT = 'word/document.xml';
@@ -54,7 +54,7 @@ async function readDocx(pkg: OfficePackage, limits: Required<ParseOptions>): Pro
   const numbering = new Numbering(await load('numbering'), (styleId) => styles.get(styleId)?.numId);
   const settings = await load('settings');
 
-  const pictures: { block: FigureBlock; part: string }[] = [];
+  const pictures: PicturePart[] = [];
   const figure: FigureSink = (target: Relationship | undefined, alt: string | undefined) => {
     const block: FigureBlock = { type: 'figure', origin };
     if (alt !== undefined) block.alt = alt;
@@ -67,26 +67,6 @@ async function readDocx(pkg: OfficePackage, limits: Required<ParseOptions>): Pro
   const { headers, footers } = await readHeadersAndFooters(pkg, rels, ctx);
   const footnotes = await readNotes(pkg, 'footnote', partOf('footnotes'), settings, ctx);
   const endnotes = await readNotes(pkg, 'endnote', partOf('endnotes'), settings, ctx);
-  const images = await readPictures(pkg, pictures);
+  const images = await readPictureParts(pkg, pictures);
   return parsedDocument({ origin, body: blocks, furniture: [...headers, ...footnotes, ...footers, ...endnotes], images });
-}
-
-/**
- * The bytes of every picture part, each stored once (a picture reused in the document is one
- * asset), named `image-N.ext` in order of first use. A reference to a missing part leaves its
- * figure without an asset.
- */
-async function readPictures(pkg: OfficePackage, pictures: { block: FigureBlock; part: string }[]): Promise<EmbeddedImage[]> {
-  const byPart = new Map<string, EmbeddedImage | undefined>();
-  for (const { block, part } of pictures) {
-    if (!byPart.has(part)) {
-      const data = await pkg.read(part);
-      const ext = /\.([a-z0-9]+)$/i.exec(part)?.[1]?.toLowerCase() ?? 'bin';
-      const count = [...byPart.values()].filter((image) => image !== undefined).length;
-      byPart.set(part, data ? embeddedImage(`image-${count + 1}.${ext}`, imageMediaType(part), new Uint8Array(data)) : undefined);
-    }
-    const image = byPart.get(part);
-    if (image) block.asset = image.sha256;
-  }
-  return [...byPart.values()].filter((image): image is EmbeddedImage => image !== undefined);
 }

@@ -1,8 +1,9 @@
 import { posix } from 'node:path';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import yauzl from 'yauzl';
-import type { Origin, TableBlock, TableCell } from '@readpack/reading-package';
-import { DocumentError } from './types.js';
+import type { FigureBlock, Origin, TableBlock, TableCell } from '@readpack/reading-package';
+import { embeddedImage } from './document.js';
+import { DocumentError, type EmbeddedImage } from './types.js';
 import { ownVersion } from './versions.js';
 
 /** The Office Open XML formats Readpack reads (what error messages call them). */
@@ -354,4 +355,38 @@ export function completeTable(placed: TableCell[], rows: number, columns: number
 /** Origin of the parts Readpack's own OOXML readers (DOCX, PPTX) produce. */
 export function readerOrigin(): Origin {
   return { parser: '@readpack/parsers', version: ownVersion(), engine: 'native' };
+}
+
+/** A figure waiting for the bytes of the package part its picture shows. */
+export interface PicturePart {
+  block: FigureBlock;
+  part: string;
+}
+
+/**
+ * Reads every picture part once and gives each figure its asset: the sha256 of the part's bytes,
+ * stored byte for byte. Images are named `image-N.ext` in order of first use (on the page of the
+ * first figure showing them); identical bytes under two part names are one image. A reference to
+ * a missing part leaves its figure without an asset.
+ */
+export async function readPictureParts(pkg: OfficePackage, pictures: PicturePart[]): Promise<EmbeddedImage[]> {
+  const byPart = new Map<string, EmbeddedImage | undefined>();
+  const bySha = new Map<string, EmbeddedImage>();
+  for (const { block, part } of pictures) {
+    if (!byPart.has(part)) {
+      const data = await pkg.read(part);
+      let image: EmbeddedImage | undefined;
+      if (data) {
+        const ext = posix.extname(part).slice(1).toLowerCase() || 'bin';
+        const extra = block.page === undefined ? {} : { page: block.page };
+        const candidate = embeddedImage(`image-${bySha.size + 1}.${ext}`, imageMediaType(part), new Uint8Array(data), extra);
+        image = bySha.get(candidate.sha256) ?? candidate;
+        bySha.set(image.sha256, image);
+      }
+      byPart.set(part, image);
+    }
+    const image = byPart.get(part);
+    if (image) block.asset = image.sha256;
+  }
+  return [...bySha.values()];
 }

@@ -1,10 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import type { FlowBlock, FurnitureBlock } from '@readpack/reading-package';
-import { embeddedImage, parsedDocument, type PageFrame } from './document.js';
-import { assertOfficeOpenXml, child, childrenNamed, emuToPoints, imageMediaType, intAttr, OfficePackage, readerOrigin, relType, type Relationship } from './ooxml.js';
+import { parsedDocument, type PageFrame } from './document.js';
+import { assertOfficeOpenXml, child, childrenNamed, emuToPoints, intAttr, OfficePackage, readerOrigin, readPictureParts, relType, type PicturePart, type Relationship } from './ooxml.js';
 import { Inheritance } from './pptx/placeholders.js';
-import { readNotes, readSlide, type SlidePicture } from './pptx/slide.js';
-import { DocumentError, type EmbeddedImage, type ParseInput, type ParseOptions, type ParsedDocument } from './types.js';
+import { readNotes, readSlide } from './pptx/slide.js';
+import { DocumentError, type ParseInput, type ParseOptions, type ParsedDocument } from './types.js';
 import { assertSafeOfficeZip } from './zip-bomb-guard.js';
 
 /** PowerPoint's default slide size (4:3, 10 × 7.5 in) when `p:sldSz` is missing. */
@@ -52,7 +52,7 @@ async function readPresentation(pkg: OfficePackage, limits: Required<ParseOption
   const body: FlowBlock[] = [];
   const furniture: FurnitureBlock[] = [];
   const pages: PageFrame[] = [];
-  const pictures: SlidePicture[] = [];
+  const pictures: PicturePart[] = [];
   for (const [page, part] of slideParts.entries()) {
     pages.push({ index: page, width, height });
     const root = await pkg.xml(part);
@@ -69,23 +69,6 @@ async function readPresentation(pkg: OfficePackage, limits: Required<ParseOption
     const notes = notesPart === undefined ? '' : readNotes(await pkg.xml(notesPart));
     if (notes) furniture.push({ type: 'note', text: notes, page, origin });
   }
-  const images = await readPictures(pkg, pictures);
+  const images = await readPictureParts(pkg, pictures);
   return parsedDocument({ origin, body, furniture, images, pages });
-}
-
-/** Each picture part stored once, named `image-N.ext` in order of first use, on the first slide that shows it. */
-async function readPictures(pkg: OfficePackage, pictures: SlidePicture[]): Promise<EmbeddedImage[]> {
-  const byPart = new Map<string, EmbeddedImage | undefined>();
-  let count = 0;
-  for (const { block, part } of pictures) {
-    if (!byPart.has(part)) {
-      const data = await pkg.read(part);
-      const ext = /\.([a-z0-9]+)$/i.exec(part)?.[1]?.toLowerCase() ?? 'bin';
-      const extra = block.page === undefined ? {} : { page: block.page };
-      byPart.set(part, data ? embeddedImage(`image-${++count}.${ext}`, imageMediaType(part), new Uint8Array(data), extra) : undefined);
-    }
-    const image = byPart.get(part);
-    if (image) block.asset = image.sha256;
-  }
-  return [...byPart.values()].filter((image): image is EmbeddedImage => image !== undefined);
 }

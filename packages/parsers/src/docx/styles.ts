@@ -66,8 +66,9 @@ export class Styles {
     if (id === undefined) return undefined;
     const cached = this.resolved.get(id);
     if (cached) return cached;
-    const own = this.raw.get(id);
-    if (!own) return undefined;
+    // A paragraph may name a style styles.xml lacks (hand-made or stripped files): its id is
+    // then all there is to go by, and Word's built-in ids read like their names (Heading1, Title).
+    const own = this.raw.get(id) ?? { id, name: id.toLowerCase() };
     const info: StyleInfo = { id, name: own.name };
     // Nearest definition wins: walk from the style up its `basedOn` chain.
     const seen = new Set<string>();
@@ -90,7 +91,7 @@ export class Styles {
 export function headingLevel(style: StyleInfo | undefined, directOutlineLevel: number | undefined): number | undefined {
   const name = style?.name;
   if (name === 'title') return 1;
-  const named = name === undefined ? undefined : /^heading ([1-9])$/.exec(name);
+  const named = name === undefined ? undefined : /^heading ?([1-9])$/.exec(name);
   if (named?.[1]) return Math.min(6, Number(named[1]));
   const outline = directOutlineLevel ?? style?.outlineLevel;
   if (outline !== undefined && outline >= 0 && outline <= 8) return Math.min(6, outline + 1);

@@ -30,6 +30,8 @@ export function bulletOf(pPr: XmlElement | undefined): BulletDefault | undefined
   if (autoNum) return { kind: 'autoNum', scheme: autoNum.attrs.type ?? 'arabicPeriod', start: Number.parseInt(autoNum.attrs.startAt ?? '1', 10) || 1 };
   const char = child(pPr, 'a:buChar');
   if (char) return { kind: 'char', char: char.attrs.char ?? '•' };
+  // A picture bullet: shown as the plain bullet it stands for.
+  if (child(pPr, 'a:buBlip')) return { kind: 'char', char: '•' };
   return undefined;
 }
 

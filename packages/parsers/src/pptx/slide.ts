@@ -1,16 +1,10 @@
 import type { BBox, FigureBlock, FlowBlock, FurnitureBlock, Origin } from '@readpack/reading-package';
-import { child, descendants, elements, path, type Relationship, type XmlElement } from '../ooxml.js';
+import { child, descendants, elements, path, type PicturePart, type Relationship, type XmlElement } from '../ooxml.js';
 import type { ParseOptions } from '../types.js';
 import { groupTransform, IDENTITY, readFrame, readingOrder, toBBox, type Transform } from './geometry.js';
 import { isSubtitle, isTitle, placeholderOf, type Inheritance, type Placeholder } from './placeholders.js';
 import { readSlideTable } from './table.js';
 import { frameBlocks, frameText } from './text.js';
-
-/** A picture on a slide, waiting for its bytes to be read. */
-export interface SlidePicture {
-  block: FigureBlock;
-  part: string;
-}
 
 interface Shape {
   kind: 'text' | 'table' | 'picture';
@@ -74,7 +68,7 @@ function collectShapes(tree: XmlElement, t: Transform, ctx: SlideContext, out: S
  * subtitles as level-2 headings, text frames as paragraphs and lists, tables, pictures.
  * Footer and header placeholders become furniture.
  */
-export function readSlide(root: XmlElement, ctx: SlideContext, pictures: SlidePicture[]): { body: FlowBlock[]; furniture: FurnitureBlock[] } {
+export function readSlide(root: XmlElement, ctx: SlideContext, pictures: PicturePart[]): { body: FlowBlock[]; furniture: FurnitureBlock[] } {
   const shapes: Shape[] = [];
   const tree = path(root, 'p:cSld', 'p:spTree');
   if (tree) collectShapes(tree, IDENTITY, ctx, shapes, 0);
@@ -109,7 +103,7 @@ export function readSlide(root: XmlElement, ctx: SlideContext, pictures: SlidePi
 }
 
 /** `p:pic`: alt text from `p:cNvPr` (description, else title), bytes from the blip's part. */
-function readPicture(pic: XmlElement, ctx: SlideContext, place: { page: number; bbox?: BBox }, pictures: SlidePicture[]): FigureBlock {
+function readPicture(pic: XmlElement, ctx: SlideContext, place: { page: number; bbox?: BBox }, pictures: PicturePart[]): FigureBlock {
   const cNvPr = path(pic, 'p:nvPicPr', 'p:cNvPr');
   const alt = cNvPr?.attrs.descr?.trim() || cNvPr?.attrs.title?.trim();
   const block: FigureBlock = { type: 'figure', origin: ctx.origin, ...place };
