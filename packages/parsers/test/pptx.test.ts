@@ -178,6 +178,22 @@ describe('PPTX', () => {
     expect(doc.text).not.toContain('Remember to smile.');
   });
 
+  it('gives a placeholder without a position or bullets of its own those of its layout and master', async () => {
+    // As PowerPoint writes a content placeholder: no a:xfrm and no bullets of its own. The
+    // layout's list style turns bullets off at level 1; levels 2 and 3 keep the master's.
+    const body =
+      '<p:sp><p:nvSpPr><p:cNvPr id="6" name="Content"/><p:cNvSpPr/><p:nvPr><p:ph type="body" idx="101"/></p:nvPr></p:nvSpPr><p:spPr/><p:txBody><a:bodyPr/><a:lstStyle/>' +
+      '<a:p><a:r><a:t>Plain by the layout</a:t></a:r></a:p><a:p><a:pPr lvl="1"/><a:r><a:t>Dash from the master</a:t></a:r></a:p><a:p><a:pPr lvl="2"/><a:r><a:t>Dot from the master</a:t></a:r></a:p></p:txBody></p:sp>';
+    const plain = await rezip(await deck(), {
+      'ppt/slides/slide1.xml': (xml) => xml.replace(/<p:sp>(?:(?!<p:sp>)[\s\S])*?idx="101"[\s\S]*?<\/p:sp>/, body),
+    });
+    const slide = (await parse(plain)).body.filter((b) => b.page === 0);
+    expect(slide.map((b) => b.type)).toEqual(['heading', 'paragraph', 'list', 'list', 'paragraph', 'paragraph']);
+    const layoutFrame: [number, number, number, number] = [36, 86.4, 684, 122.4];
+    expect(slide[1]).toMatchObject({ text: 'Plain by the layout', bbox: layoutFrame });
+    expect(slide[2]).toMatchObject({ bbox: layoutFrame, items: [{ text: 'Dash from the master', marker: '–', children: [{ items: [{ text: 'Dot from the master', marker: '•' }] }] }] });
+  });
+
   it('follows the presentation order of p:sldIdLst, not the slide file names', async () => {
     const swapped = await rezip(original, {
       'ppt/presentation.xml': (xml) => xml.replace(/(<p:sldId [^>]*\/>)(<p:sldId [^>]*\/>)/, '$2$1'),
