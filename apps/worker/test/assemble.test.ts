@@ -70,7 +70,8 @@ describe('assemble', () => {
     expect(recordAfterSecond).toEqual(recordAfterFirst); // the second completion was ignored
     const manifest = JSON.parse(first.toString('utf8')) as { assets: { sha256: string; role: string }[]; text: string };
     expect(manifest.assets.length).toBeGreaterThan(0);
-    expect(manifest.assets.every((a) => a.role === 'embedded-image')).toBe(true);
+    // word_sample.docx's one picture is a figure block of the body: its asset has the figure role.
+    expect(manifest.assets.every((a) => a.role === 'figure')).toBe(true);
     expect(manifest.text).toContain('Summer activities');
     expect(recordAfterFirst?.result?.sha256).toMatch(/^[0-9a-f]{64}$/);
   });
