@@ -191,6 +191,29 @@ function handWrittenDocx(): Buffer {
   ]);
 }
 
+describe('DOCX text as Word shows it', () => {
+  it('keeps insertions, hyperlinks, content controls, field results and text boxes; drops deletions and field codes', async () => {
+    const scratch = await scratchDir();
+    try {
+      const body = [
+        `<w:p>${run('Kept ')}<w:ins w:id="1" w:author="a">${run('inserted ')}</w:ins><w:del w:id="2" w:author="a"><w:r><w:delText>deleted </w:delText></w:r></w:del><w:hyperlink r:id="rIdX">${run('linked')}</w:hyperlink></w:p>`,
+        `<w:sdt><w:sdtPr><w:alias w:val="Box"/></w:sdtPr><w:sdtContent>${para('Inside a content control')}</w:sdtContent></w:sdt>`,
+        `<w:p>${run('Page ')}<w:r><w:fldChar w:fldCharType="begin"/></w:r><w:r><w:instrText> PAGE </w:instrText></w:r><w:r><w:fldChar w:fldCharType="separate"/></w:r>${run('7')}<w:r><w:fldChar w:fldCharType="end"/></w:r></w:p>`,
+        `<w:p>${run('Anchor')}<w:r><mc:AlternateContent xmlns:mc="http://schemas.openxmlformats.org/markup-compatibility/2006"><mc:Choice Requires="wps"><w:drawing><wp:anchor><wp:docPr id="3" name="Text Box 3"/><a:graphic><a:graphicData><wps:wsp xmlns:wps="http://schemas.microsoft.com/office/word/2010/wordprocessingShape"><wps:txbx><w:txbxContent>${para('In the text box')}</w:txbxContent></wps:txbx></wps:wsp></a:graphicData></a:graphic></wp:anchor></w:drawing></mc:Choice><mc:Fallback><w:pict><v:shape xmlns:v="urn:schemas-microsoft-com:vml"><v:textbox><w:txbxContent>${para('In the text box')}</w:txbxContent></v:textbox></v:shape></w:pict></mc:Fallback></mc:AlternateContent></w:r></w:p>`,
+      ].join('');
+      const data = buildZip([
+        { name: '_rels/.rels', data: `<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="${R}/officeDocument" Target="word/document.xml"/></Relationships>` },
+        { name: 'word/document.xml', data: `<?xml version="1.0"?><w:document ${NS}><w:body>${body}</w:body></w:document>` },
+        { name: 'word/_rels/document.xml.rels', data: `<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rIdX" Type="${R}/hyperlink" Target="https://example.org/" TargetMode="External"/></Relationships>` },
+      ]);
+      const doc = await docx(await scratch.file('shown.docx', data));
+      expect(doc.body.map((b) => ('text' in b ? b.text : b.type))).toEqual(['Kept inserted linked', 'Inside a content control', 'Page 7', 'Anchor', 'In the text box']);
+    } finally {
+      await scratch.cleanup();
+    }
+  });
+});
+
 describe('DOCX blocks from a hand-written package', () => {
   let scratch: Awaited<ReturnType<typeof scratchDir>>;
   let doc: ParsedDocument;

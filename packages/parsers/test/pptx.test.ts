@@ -233,6 +233,25 @@ describe('PPTX guards', () => {
     expect(doc.body.find((b) => b.page === 2)).toMatchObject({ text: 'A & B &lol; A' });
   });
 
+  it('meets damaged and nonsensical XML with a result or a DocumentError, never anything else', async () => {
+    const outcomes = new Set<string>();
+    const slide = (await zipEntries(data)).get('ppt/slides/slide2.xml')!.toString('utf8');
+    const variants: Record<string, string>[] = [];
+    for (let cut = 100; cut < slide.length; cut += Math.ceil(slide.length / 12)) variants.push({ 'ppt/slides/slide2.xml': slide.slice(0, cut) });
+    for (const [pattern, value] of [
+      [/gridSpan="\d+"/, 'gridSpan="99999999"'],
+      [/rowSpan="\d+"/, 'rowSpan="-4"'],
+      [/<a:off x="\d+"/, '<a:off x="abc"'],
+      [/r:embed="rId\d+"/, 'r:embed="rId404"'],
+      [/<a:tr /, '<a:tr><a:tc/></a:tr><a:tr '],
+    ] as const) {
+      variants.push({ 'ppt/slides/slide2.xml': slide.replace(pattern, value) });
+    }
+    variants.push({ 'ppt/_rels/presentation.xml.rels': '<Relationships/>' }, { 'ppt/presentation.xml': '<p:presentation xmlns:p="p"/>' }, { '_rels/.rels': '' });
+    for (const change of variants) outcomes.add(await rejectionCode(parse(await rezip(data, change))));
+    for (const outcome of outcomes) expect(['resolved', 'corrupt_document', 'unsupported_content']).toContain(outcome);
+  });
+
   it('reports too_many_pages past maxPages, corrupt_document for what is no presentation, encrypted_document for a protected file', async () => {
     expect(await rejectionCode(parse(data, { maxPages: 2 }))).toBe('too_many_pages');
     expect(await rejectionCode(parse(new Uint8Array(2048).map((_, i) => (i * 31 + 7) % 251)))).toBe('corrupt_document');

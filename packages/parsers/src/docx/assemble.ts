@@ -22,7 +22,7 @@ export function assembleBody(items: Item[], origin: Origin): FlowBlock[] {
     if (item.list && visible) {
       code = undefined;
       list ??= new ListAssembler(out, origin);
-      list.add(item.list, item.text);
+      list.add(item.list, item.text.trim());
       if (item.figures.length > 0) {
         out.push(...item.figures);
         list = undefined;
@@ -48,7 +48,7 @@ export function assembleBody(items: Item[], origin: Origin): FlowBlock[] {
     }
     if (visible) {
       if (item.heading !== undefined) out.push({ type: 'heading', level: item.heading, text: item.text.replace(/\s+/g, ' ').trim(), origin });
-      else out.push({ type: 'paragraph', text: item.text, origin });
+      else out.push({ type: 'paragraph', text: item.text.trim(), origin });
     }
     out.push(...item.figures);
   }

@@ -1,4 +1,4 @@
-import type { FootnoteBlock, FurnitureBlock, PageFooterBlock, PageHeaderBlock } from '@readpack/reading-package';
+import type { FootnoteBlock, PageFooterBlock, PageHeaderBlock } from '@readpack/reading-package';
 import { child, childrenNamed, relType, val, type OfficePackage, type Relationship, type XmlElement } from '../ooxml.js';
 import { itemsText, readBlocks, type NoteRef, type PartContext } from './content.js';
 import { formatNumber } from './numbering.js';
@@ -62,13 +62,12 @@ export async function readHeadersAndFooters(pkg: OfficePackage, rels: Map<string
     seen.add(part);
     const root = await pkg.xml(part);
     if (!root) continue;
-    const text = await partText(pkg, part, root, ctx);
-    if (text.trim() === '') continue;
-    const block: FurnitureBlock = relType(rel) === 'header' ? { type: 'page_header', text, origin: ctx.origin } : { type: 'page_footer', text, origin: ctx.origin };
-    const list: FurnitureBlock[] = block.type === 'page_header' ? headers : footers;
-    if (!list.some((b) => 'text' in b && b.text === text)) {
-      if (block.type === 'page_header') headers.push(block);
-      else if (block.type === 'page_footer') footers.push(block);
+    const text = (await partText(pkg, part, root, ctx)).trim();
+    if (text === '') continue;
+    if (relType(rel) === 'header') {
+      if (!headers.some((b) => b.text === text)) headers.push({ type: 'page_header', text, origin: ctx.origin });
+    } else if (!footers.some((b) => b.text === text)) {
+      footers.push({ type: 'page_footer', text, origin: ctx.origin });
     }
   }
   return { headers, footers };
