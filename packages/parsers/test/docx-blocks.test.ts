@@ -63,7 +63,8 @@ describe('DOCX blocks from the corpus', () => {
     const [table] = ofType(doc, 'table');
     expect(table).toMatchObject({ rows: 4, columns: 3, headerRows: 0 });
     expectGridCovered(table!);
-    expect(doc.furniture.filter((f) => f.type === 'page_footer').map((f) => f.text)).toEqual(['2']);
+    // The footer holds only a PAGE field: a page number of Word's last layout, not text.
+    expect(doc.furniture.filter((f) => f.type === 'page_footer')).toEqual([]);
     expect(doc.body.every((b) => b.origin.engine === 'native' && b.page === undefined)).toBe(true);
   });
 
@@ -186,7 +187,7 @@ function handWrittenDocx(): Buffer {
     { name: 'word/footnotes.xml', data: notes('footnote', 'Anatidae.') },
     { name: 'word/endnotes.xml', data: notes('endnote', 'Counted in 2024.') },
     { name: 'word/header1.xml', data: `<?xml version="1.0" encoding="UTF-8"?><w:hdr ${NS}>${para('Field guide — draft')}</w:hdr>` },
-    { name: 'word/footer1.xml', data: `<?xml version="1.0" encoding="UTF-8"?><w:ftr ${NS}>${para('Confidential')}</w:ftr>` },
+    { name: 'word/footer1.xml', data: `<?xml version="1.0" encoding="UTF-8"?><w:ftr ${NS}>${para('Confidential')}<w:p><w:fldSimple w:instr=" PAGE ">${run('3')}</w:fldSimple></w:p></w:ftr>` },
     { name: 'word/media/dot.png', data: DOT_PNG, method: 0 },
   ]);
 }
@@ -198,7 +199,9 @@ describe('DOCX text as Word shows it', () => {
       const body = [
         `<w:p>${run('Kept ')}<w:ins w:id="1" w:author="a">${run('inserted ')}</w:ins><w:del w:id="2" w:author="a"><w:r><w:delText>deleted </w:delText></w:r></w:del><w:hyperlink r:id="rIdX">${run('linked')}</w:hyperlink></w:p>`,
         `<w:sdt><w:sdtPr><w:alias w:val="Box"/></w:sdtPr><w:sdtContent>${para('Inside a content control')}</w:sdtContent></w:sdt>`,
-        `<w:p>${run('Page ')}<w:r><w:fldChar w:fldCharType="begin"/></w:r><w:r><w:instrText> PAGE </w:instrText></w:r><w:r><w:fldChar w:fldCharType="separate"/></w:r>${run('7')}<w:r><w:fldChar w:fldCharType="end"/></w:r></w:p>`,
+        `<w:p>${run('See ')}<w:r><w:fldChar w:fldCharType="begin"/></w:r><w:r><w:instrText> REF _Ref1 \\h </w:instrText></w:r><w:r><w:fldChar w:fldCharType="separate"/></w:r>${run('Table 2')}<w:r><w:fldChar w:fldCharType="end"/></w:r></w:p>`,
+        // A page number is Word's layout, not the document's text.
+        `<w:p>${run('Page ')}<w:r><w:fldChar w:fldCharType="begin"/></w:r><w:r><w:instrText> PAGE </w:instrText></w:r><w:r><w:fldChar w:fldCharType="separate"/></w:r>${run('7')}<w:r><w:fldChar w:fldCharType="end"/></w:r>${run('of ')}<w:fldSimple w:instr=" NUMPAGES ">${run('9')}</w:fldSimple></w:p>`,
         `<w:p>${run('Anchor')}<w:r><mc:AlternateContent xmlns:mc="http://schemas.openxmlformats.org/markup-compatibility/2006"><mc:Choice Requires="wps"><w:drawing><wp:anchor><wp:docPr id="3" name="Text Box 3"/><a:graphic><a:graphicData><wps:wsp xmlns:wps="http://schemas.microsoft.com/office/word/2010/wordprocessingShape"><wps:txbx><w:txbxContent>${para('In the text box')}</w:txbxContent></wps:txbx></wps:wsp></a:graphicData></a:graphic></wp:anchor></w:drawing></mc:Choice><mc:Fallback><w:pict><v:shape xmlns:v="urn:schemas-microsoft-com:vml"><v:textbox><w:txbxContent>${para('In the text box')}</w:txbxContent></v:textbox></v:shape></w:pict></mc:Fallback></mc:AlternateContent></w:r></w:p>`,
       ].join('');
       const data = buildZip([
@@ -207,7 +210,7 @@ describe('DOCX text as Word shows it', () => {
         { name: 'word/_rels/document.xml.rels', data: `<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rIdX" Type="${R}/hyperlink" Target="https://example.org/" TargetMode="External"/></Relationships>` },
       ]);
       const doc = await docx(await scratch.file('shown.docx', data));
-      expect(doc.body.map((b) => ('text' in b ? b.text : b.type))).toEqual(['Kept inserted linked', 'Inside a content control', 'Page 7', 'Anchor', 'In the text box']);
+      expect(doc.body.map((b) => ('text' in b ? b.text : b.type))).toEqual(['Kept inserted linked', 'Inside a content control', 'See Table 2', 'Page of', 'Anchor', 'In the text box']);
     } finally {
       await scratch.cleanup();
     }

@@ -36,7 +36,7 @@ export type Item =
 /** Containers whose children are read as if they stood in the parent (content controls, tracked insertions). */
 const TRANSPARENT = new Set(['w:sdt', 'w:sdtContent', 'w:customXml', 'w:ins', 'w:moveTo']);
 /** Deleted or moved-away text, and properties: never part of what a reader sees. */
-const SKIPPED = new Set(['w:del', 'w:moveFrom', 'w:pPr', 'w:rPr', 'w:sectPr', 'w:instrText', 'w:delText', 'w:delInstrText', 'w:fldChar', 'w:proofErr', 'w:bookmarkStart', 'w:bookmarkEnd', 'w:commentRangeStart', 'w:commentRangeEnd', 'w:commentReference', 'w:annotationRef', 'w:footnoteRef', 'w:endnoteRef', 'w:separator', 'w:continuationSeparator', 'w:lastRenderedPageBreak']);
+const SKIPPED = new Set(['w:del', 'w:moveFrom', 'w:pPr', 'w:rPr', 'w:sectPr', 'w:delText', 'w:delInstrText', 'w:proofErr', 'w:bookmarkStart', 'w:bookmarkEnd', 'w:commentRangeStart', 'w:commentRangeEnd', 'w:commentReference', 'w:annotationRef', 'w:footnoteRef', 'w:endnoteRef', 'w:separator', 'w:continuationSeparator', 'w:lastRenderedPageBreak']);
 /** Word's maximum is far lower; this only bounds recursion on hostile nesting. */
 const MAX_DEPTH = 64;
 
@@ -70,12 +70,25 @@ interface Inline {
   figures: FigureBlock[];
   /** Text boxes anchored in the paragraph, read after it. */
   boxes: Item[];
+  /** Complex fields open at this point (`w:fldChar` begin … separate … end), innermost last. */
+  fields: { instruction: string; inResult: boolean }[];
+}
+
+/**
+ * Fields whose shown result is a page number Word computes from the layout ("2" in a footer):
+ * not text of the document, and wrong anywhere but on the page it was last drawn on.
+ */
+const PAGE_NUMBER_FIELD = /^\s*(PAGE|NUMPAGES|SECTIONPAGES)\b/i;
+
+function hidesText(out: Inline): boolean {
+  // Between begin and separate sits the field code; after separate, the result Word last showed.
+  return out.fields.some((f) => !f.inResult || PAGE_NUMBER_FIELD.test(f.instruction));
 }
 
 function readParagraph(p: XmlElement, ctx: PartContext, depth: number): Item[] {
   const pPr = child(p, 'w:pPr');
   const style = ctx.styles.get(val(pPr, 'w:pStyle'));
-  const inline: Inline = { text: '', fonts: [], figures: [], boxes: [] };
+  const inline: Inline = { text: '', fonts: [], figures: [], boxes: [], fields: [] };
   readInline(p, ctx, inline, style?.font, depth);
   const text = inline.text.replace(/[ \t]+$/gm, '').replace(/^\n+|\n+$/g, '');
   const heading = headingLevel(style, intAttr(val(pPr, 'w:outlineLvl')));
@@ -115,8 +128,26 @@ function readInline(el: XmlElement, ctx: PartContext, out: Inline, font: string 
         readInline(node, ctx, out, runFont, depth + 1);
         break;
       }
+      case 'w:fldChar': {
+        const type = node.attrs['w:fldCharType'];
+        if (type === 'begin') out.fields.push({ instruction: '', inResult: false });
+        else if (type === 'separate') {
+          const field = out.fields[out.fields.length - 1];
+          if (field) field.inResult = true;
+        } else if (type === 'end') out.fields.pop();
+        break;
+      }
+      case 'w:instrText': {
+        const field = out.fields[out.fields.length - 1];
+        if (field) field.instruction += node.children.filter((c): c is string => typeof c === 'string').join('');
+        break;
+      }
+      case 'w:fldSimple':
+        if (!PAGE_NUMBER_FIELD.test(node.attrs['w:instr'] ?? '')) readInline(node, ctx, out, font, depth + 1);
+        break;
       case 'w:t':
       case 'm:t': {
+        if (hidesText(out)) break;
         const text = node.children.filter((c): c is string => typeof c === 'string').join('');
         out.text += text;
         if (text.trim() !== '') out.fonts.push(font);
