@@ -101,7 +101,8 @@ function toNodes(ordered: unknown): XmlNode[] {
         continue;
       }
       if (key.startsWith('?') || key.startsWith('!')) continue;
-      const attrs: Record<string, string> = {};
+      // No prototype: an attribute named like an Object property stays a plain entry.
+      const attrs: Record<string, string> = Object.create(null) as Record<string, string>;
       const rawAttrs = node[ATTRIBUTES];
       if (isRecord(rawAttrs)) for (const [name, v] of Object.entries(rawAttrs)) attrs[name] = decodeXmlText(String(v));
       out.push({ name: key, attrs, children: toNodes(value) });

@@ -62,7 +62,7 @@ async function readPresentation(pkg: OfficePackage, limits: Required<ParseOption
     const layout = layoutPart === undefined ? undefined : await pkg.xml(layoutPart);
     const masterPart = layoutPart === undefined ? undefined : firstOfType(await pkg.relationships(layoutPart), 'slideMaster');
     const master = masterPart === undefined ? undefined : await pkg.xml(masterPart);
-    const slide = readSlide(root, { origin, page, rels: slideRels, inheritance: new Inheritance(layout, master), limits }, pictures);
+    const slide = await readSlide(root, { pkg, origin, page, rels: slideRels, inheritance: new Inheritance(layout, master), limits }, pictures);
     body.push(...slide.body);
     furniture.push(...slide.furniture);
     const notesPart = firstOfType(slideRels, 'notesSlide');

@@ -64,15 +64,29 @@ async function deck(): Promise<Buffer> {
 
 /**
  * The deck as PowerPoint would have it after hand edits pptxgenjs cannot make: the body
- * placeholder becomes a subtitle, and the third slide's text box is put in a group that doubles
- * its child space and moves it one inch right.
+ * placeholder becomes a subtitle, the third slide's text box is put in a group that doubles
+ * its child space and moves it one inch right, and a SmartArt diagram joins it.
  */
 async function editedDeck(data: Buffer): Promise<Buffer> {
   const group = (shape: string) =>
     `<p:grpSp><p:nvGrpSpPr><p:cNvPr id="10" name="Group 1"/><p:cNvGrpSpPr/><p:nvPr/></p:nvGrpSpPr><p:grpSpPr><a:xfrm><a:off x="914400" y="0"/><a:ext cx="1828800" cy="914400"/><a:chOff x="0" y="0"/><a:chExt cx="914400" cy="457200"/></a:xfrm></p:grpSpPr>${shape}</p:grpSp>`;
+  const diagram =
+    '<p:graphicFrame><p:nvGraphicFramePr><p:cNvPr id="11" name="Diagram 1"/><p:cNvGraphicFramePr/><p:nvPr/></p:nvGraphicFramePr><p:xfrm><a:off x="914400" y="2743200"/><a:ext cx="4572000" cy="914400"/></p:xfrm>' +
+    '<a:graphic><a:graphicData uri="http://schemas.openxmlformats.org/drawingml/2006/diagram"><dgm:relIds xmlns:dgm="http://schemas.openxmlformats.org/drawingml/2006/diagram" r:dm="rIdDm" r:lo="rIdLo" r:qs="rIdQs" r:cs="rIdCs"/></a:graphicData></a:graphic></p:graphicFrame>';
+  const point = (id: string, text: string, type = '') =>
+    `<dgm:pt modelId="${id}"${type ? ` type="${type}"` : ''}><dgm:t><a:bodyPr/><a:p>${text ? `<a:r><a:t>${text}</a:t></a:r>` : ''}</a:p></dgm:t></dgm:pt>`;
+  const cxn = (src: string, dest: string, order: number, type = '') => `<dgm:cxn modelId="c${src}-${dest}"${type ? ` type="${type}"` : ''} srcId="${src}" destId="${dest}" srcOrd="${order}" destOrd="0"/>`;
+  // SmartArt as PowerPoint stores it: points, and parent-of connections that order and nest them.
+  const dataModel =
+    `<?xml version="1.0" encoding="UTF-8"?><dgm:dataModel xmlns:dgm="http://schemas.openxmlformats.org/drawingml/2006/diagram" xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main"><dgm:ptLst>` +
+    `${point('0', '', 'doc')}${point('1', 'Plan')}${point('2', 'Build')}${point('3', 'Test units')}${point('4', '', 'parTrans')}${point('5', 'Label shape', 'pres')}</dgm:ptLst>` +
+    `<dgm:cxnLst>${cxn('0', '2', 1)}${cxn('0', '1', 0)}${cxn('2', '3', 0)}${cxn('1', '5', 0, 'presOf')}</dgm:cxnLst></dgm:dataModel>`;
   return rezip(data, {
     'ppt/slides/slide1.xml': (xml) => xml.replace(/type="body"/, 'type="subTitle"'),
-    'ppt/slides/slide3.xml': (xml) => xml.replace(/<p:sp>[\s\S]*<\/p:sp>/, (shape) => group(shape)),
+    'ppt/slides/slide3.xml': (xml) => xml.replace(/<p:sp>[\s\S]*<\/p:sp>/, (shape) => group(shape) + diagram),
+    'ppt/slides/_rels/slide3.xml.rels': (xml) =>
+      xml.replace('</Relationships>', '<Relationship Id="rIdDm" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/diagramData" Target="../diagrams/data1.xml"/></Relationships>'),
+    'ppt/diagrams/data1.xml': dataModel,
   });
 }
 
@@ -168,6 +182,12 @@ describe('PPTX', () => {
     const grouped = doc.body.find((b) => b.page === 2);
     // Child frame (1 in, 1 in, 1 × 0.5 in), child space scaled ×2 and moved 1 in right.
     expect(grouped).toMatchObject({ type: 'paragraph', text: 'Grouped', bbox: [216, 144, 360, 216] });
+  });
+
+  it('reads SmartArt as a list nested the way its connections nest the nodes', () => {
+    const [diagram] = ofType(doc.body.filter((b) => b.page === 2), 'list');
+    expect(diagram).toMatchObject({ ordered: false, bbox: [72, 216, 432, 288] });
+    expect(listShape(diagram!)).toEqual(['Plan', { Build: [['Test units']] }]);
   });
 
   it('keeps speaker notes as note furniture on their slide', () => {

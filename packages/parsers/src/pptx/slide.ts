@@ -1,5 +1,6 @@
 import type { BBox, FigureBlock, FlowBlock, FurnitureBlock, Origin } from '@readpack/reading-package';
-import { child, descendants, elements, path, type PicturePart, type Relationship, type XmlElement } from '../ooxml.js';
+import { child, descendants, elements, path, type OfficePackage, type PicturePart, type Relationship, type XmlElement } from '../ooxml.js';
+import { diagramList } from './diagram.js';
 import type { ParseOptions } from '../types.js';
 import { groupTransform, IDENTITY, readFrame, readingOrder, toBBox, type Transform } from './geometry.js';
 import { isSubtitle, isTitle, placeholderOf, type Inheritance, type Placeholder } from './placeholders.js';
@@ -7,13 +8,14 @@ import { readSlideTable } from './table.js';
 import { frameBlocks, frameText } from './text.js';
 
 interface Shape {
-  kind: 'text' | 'table' | 'picture';
+  kind: 'text' | 'table' | 'picture' | 'diagram';
   el: XmlElement;
   bbox?: BBox;
   placeholder?: Placeholder;
 }
 
 export interface SlideContext {
+  pkg: OfficePackage;
   origin: Origin;
   page: number;
   rels: Map<string, Relationship>;
@@ -47,7 +49,9 @@ function collectShapes(tree: XmlElement, t: Transform, ctx: SlideContext, out: S
       }
       case 'p:graphicFrame': {
         const frame = readFrame(child(el, 'p:xfrm'));
-        if (path(el, 'a:graphic', 'a:graphicData', 'a:tbl')) out.push({ kind: 'table', el, ...(frame ? { bbox: toBBox(frame, t) } : {}) });
+        const data = path(el, 'a:graphic', 'a:graphicData');
+        const kind = child(data, 'a:tbl') ? 'table' : child(data, 'dgm:relIds') ? 'diagram' : undefined;
+        if (kind) out.push({ kind, el, ...(frame ? { bbox: toBBox(frame, t) } : {}) });
         break;
       }
       case 'p:grpSp':
@@ -65,10 +69,11 @@ function collectShapes(tree: XmlElement, t: Transform, ctx: SlideContext, out: S
 
 /**
  * A slide's blocks: the title first (a level-1 heading), then every shape in reading order:
- * subtitles as level-2 headings, text frames as paragraphs and lists, tables, pictures.
+ * subtitles as level-2 headings, text frames as paragraphs and lists, tables, SmartArt (as a
+ * nested list), pictures.
  * Footer and header placeholders become furniture.
  */
-export function readSlide(root: XmlElement, ctx: SlideContext, pictures: PicturePart[]): { body: FlowBlock[]; furniture: FurnitureBlock[] } {
+export async function readSlide(root: XmlElement, ctx: SlideContext, pictures: PicturePart[]): Promise<{ body: FlowBlock[]; furniture: FurnitureBlock[] }> {
   const shapes: Shape[] = [];
   const tree = path(root, 'p:cSld', 'p:spTree');
   if (tree) collectShapes(tree, IDENTITY, ctx, shapes, 0);
@@ -95,6 +100,11 @@ export function readSlide(root: XmlElement, ctx: SlideContext, pictures: Picture
     } else if (shape.kind === 'table') {
       const tbl = path(shape.el, 'a:graphic', 'a:graphicData', 'a:tbl');
       if (tbl) body.push({ ...readSlideTable(tbl, ctx.origin, ctx.limits), ...place });
+    } else if (shape.kind === 'diagram') {
+      const rId = path(shape.el, 'a:graphic', 'a:graphicData', 'dgm:relIds')?.attrs['r:dm'];
+      const part = rId === undefined ? undefined : ctx.rels.get(rId)?.target;
+      const list = diagramList(part === undefined ? undefined : await ctx.pkg.xml(part), ctx.origin, place);
+      if (list) body.push(list);
     } else {
       body.push(readPicture(shape.el, ctx, place, pictures));
     }
