@@ -28,15 +28,14 @@ export interface PartContext {
   limits: Required<ParseOptions>;
 }
 
-
 export type Item =
   | { kind: 'paragraph'; text: string; heading?: number; caption: boolean; code: boolean; list?: ListMark; figures: FigureBlock[] }
   | { kind: 'table'; block: TableBlock; figures: FigureBlock[] };
 
 /** Containers whose children are read as if they stood in the parent (content controls, tracked insertions). */
 const TRANSPARENT = new Set(['w:sdt', 'w:sdtContent', 'w:customXml', 'w:ins', 'w:moveTo']);
-/** Deleted or moved-away text, and properties: never part of what a reader sees. */
-const SKIPPED = new Set(['w:del', 'w:moveFrom', 'w:pPr', 'w:rPr', 'w:sectPr', 'w:delText', 'w:delInstrText', 'w:proofErr', 'w:bookmarkStart', 'w:bookmarkEnd', 'w:commentRangeStart', 'w:commentRangeEnd', 'w:commentReference', 'w:annotationRef', 'w:footnoteRef', 'w:endnoteRef', 'w:separator', 'w:continuationSeparator', 'w:lastRenderedPageBreak']);
+/** Deleted or moved-away text, properties, and ruby annotations: never part of the line a reader sees. */
+const SKIPPED = new Set(['w:del', 'w:moveFrom', 'w:pPr', 'w:rPr', 'w:sectPr', 'w:sdtPr', 'w:sdtEndPr', 'w:rt', 'w:delText', 'w:delInstrText', 'w:proofErr', 'w:bookmarkStart', 'w:bookmarkEnd', 'w:commentRangeStart', 'w:commentRangeEnd', 'w:commentReference', 'w:annotationRef', 'w:footnoteRef', 'w:endnoteRef', 'w:separator', 'w:continuationSeparator', 'w:lastRenderedPageBreak']);
 /** Word's maximum is far lower; this only bounds recursion on hostile nesting. */
 const MAX_DEPTH = 64;
 
@@ -52,10 +51,12 @@ export function readBlocks(container: XmlElement, ctx: PartContext, depth = 0): 
       case 'w:tbl':
         items.push(readTable(el, ctx, depth));
         break;
-      case 'mc:AlternateContent':
+      case 'mc:AlternateContent': {
         // The first choice is what a current Word shows; fallbacks repeat it for older readers.
-        items.push(...readBlocks(child(el, 'mc:Choice') ?? child(el, 'mc:Fallback') ?? el, ctx, depth + 1));
+        const choice = child(el, 'mc:Choice') ?? child(el, 'mc:Fallback');
+        if (choice) items.push(...readBlocks(choice, ctx, depth + 1));
         break;
+      }
       default:
         if (TRANSPARENT.has(el.name)) items.push(...readBlocks(el, ctx, depth + 1));
     }
@@ -182,9 +183,11 @@ function readInline(el: XmlElement, ctx: PartContext, out: Inline, font: string 
       case 'w:object':
         readVml(node, ctx, out, depth);
         break;
-      case 'mc:AlternateContent':
-        readInline(child(node, 'mc:Choice') ?? child(node, 'mc:Fallback') ?? node, ctx, out, font, depth + 1);
+      case 'mc:AlternateContent': {
+        const choice = child(node, 'mc:Choice') ?? child(node, 'mc:Fallback');
+        if (choice) readInline(choice, ctx, out, font, depth + 1);
         break;
+      }
       default:
         if (SKIPPED.has(node.name)) break;
         // Hyperlinks, content controls, insertions, math zones: their runs are part of the line.

@@ -57,10 +57,12 @@ function collectShapes(tree: XmlElement, t: Transform, ctx: SlideContext, out: S
       case 'p:grpSp':
         collectShapes(el, groupTransform(t, path(el, 'p:grpSpPr', 'a:xfrm')), ctx, out, depth + 1);
         break;
-      case 'mc:AlternateContent':
+      case 'mc:AlternateContent': {
         // The first choice is what a current PowerPoint shows; the fallback repeats it for older ones.
-        collectShapes(child(el, 'mc:Choice') ?? child(el, 'mc:Fallback') ?? el, t, ctx, out, depth + 1);
+        const choice = child(el, 'mc:Choice') ?? child(el, 'mc:Fallback');
+        if (choice) collectShapes(choice, t, ctx, out, depth + 1);
         break;
+      }
       default:
         break;
     }
