@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { FigureBlock, FlowBlock, ListBlock, TableBlock } from '@readpack/reading-package';
 import { fixturePath } from '@readpack/testing';
 import { parseDocument, type ParsedDocument } from '../src/index.js';
+import { blockSchemaErrors } from './block-schema.js';
 import { DOCX, scratchDir } from './helpers.js';
 import { zipEntries } from './zip-entries.js';
 import { buildZip } from './zip-builder.js';
@@ -98,6 +99,12 @@ describe('DOCX blocks from the corpus', () => {
     expect(figure?.asset).toBe(sha256(media!));
     expect(figure?.alt).toMatch(/^图形用户界面/);
     expect(ofType(doc, 'table')[0]).toMatchObject({ rows: 5, columns: 6 });
+  });
+
+  it('every corpus DOCX gives blocks that validate against the reading-package schema', async () => {
+    for (const name of ['word_sample.docx', 'word_tables.docx', 'markitdown-test.docx', 'footnotes.docx']) {
+      expect({ name, errors: blockSchemaErrors(await docx(fixturePath(name))) }).toEqual({ name, errors: [] });
+    }
   });
 
   it('footnotes.docx: notes as labelled footnote furniture, markers out of the body', async () => {
@@ -268,6 +275,10 @@ describe('DOCX blocks from a hand-written package', () => {
   it('joins consecutive Code paragraphs into one code block, and reads a paragraph all in Courier as code', () => {
     expect(ofType(doc, 'code').map((c) => c.text)).toEqual(['const a = 1;\nconst b = 2;\nmono()']);
     expect(ofType(doc, 'paragraph').map((p) => p.text)).toEqual(['Ducks and geese', 'The end']);
+  });
+
+  it('gives blocks that validate against the reading-package schema', () => {
+    expect(blockSchemaErrors(doc)).toEqual([]);
   });
 
   it('keeps headers, footers, footnotes and endnotes as furniture, with Word’s labels', () => {

@@ -4,6 +4,7 @@ import type { FlowBlock, ListBlock } from '@readpack/reading-package';
 import { fixturePath } from '@readpack/testing';
 import pptxgenjs from 'pptxgenjs';
 import { parseDocument, PPTX_MEDIA_TYPE, SUPPORTED_MEDIA_TYPES, type ParseOptions, type ParsedDocument } from '../src/index.js';
+import { blockSchemaErrors } from './block-schema.js';
 import { rejectionCode, scratchDir } from './helpers.js';
 import { rezip, zipEntries } from './zip-entries.js';
 import { BILLION_LAUGHS } from './zip-builder.js';
@@ -188,6 +189,10 @@ describe('PPTX', () => {
     const [diagram] = ofType(doc.body.filter((b) => b.page === 2), 'list');
     expect(diagram).toMatchObject({ ordered: false, bbox: [72, 216, 432, 288] });
     expect(listShape(diagram!)).toEqual(['Plan', { Build: [['Test units']] }]);
+  });
+
+  it('gives blocks that validate against the reading-package schema', () => {
+    expect(blockSchemaErrors(doc)).toEqual([]);
   });
 
   it('keeps speaker notes as note furniture on their slide', () => {
