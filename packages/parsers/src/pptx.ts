@@ -53,16 +53,14 @@ async function readPresentation(pkg: OfficePackage, limits: Required<ParseOption
   const furniture: FurnitureBlock[] = [];
   const pages: PageFrame[] = [];
   const pictures: PicturePart[] = [];
+  const layouts = new Map<string, Inheritance>();
   for (const [page, part] of slideParts.entries()) {
     pages.push({ index: page, width, height });
     const root = await pkg.xml(part);
     if (!root) continue;
     const slideRels = await pkg.relationships(part);
-    const layoutPart = firstOfType(slideRels, 'slideLayout');
-    const layout = layoutPart === undefined ? undefined : await pkg.xml(layoutPart);
-    const masterPart = layoutPart === undefined ? undefined : firstOfType(await pkg.relationships(layoutPart), 'slideMaster');
-    const master = masterPart === undefined ? undefined : await pkg.xml(masterPart);
-    const slide = await readSlide(root, { pkg, origin, page, rels: slideRels, inheritance: new Inheritance(layout, master), limits }, pictures);
+    const inheritance = await inheritanceOf(pkg, firstOfType(slideRels, 'slideLayout'), layouts);
+    const slide = await readSlide(root, { pkg, origin, page, rels: slideRels, inheritance, limits }, pictures);
     body.push(...slide.body);
     furniture.push(...slide.furniture);
     const notesPart = firstOfType(slideRels, 'notesSlide');
@@ -71,4 +69,17 @@ async function readPresentation(pkg: OfficePackage, limits: Required<ParseOption
   }
   const images = await readPictureParts(pkg, pictures);
   return parsedDocument({ origin, body, furniture, images, pages });
+}
+
+/** What slides on a layout inherit, read once per layout: decks reuse a handful of layouts for every slide. */
+async function inheritanceOf(pkg: OfficePackage, layoutPart: string | undefined, cache: Map<string, Inheritance>): Promise<Inheritance> {
+  const key = layoutPart ?? '';
+  const cached = cache.get(key);
+  if (cached) return cached;
+  const layout = layoutPart === undefined ? undefined : await pkg.xml(layoutPart);
+  const masterPart = layoutPart === undefined ? undefined : firstOfType(await pkg.relationships(layoutPart), 'slideMaster');
+  const master = masterPart === undefined ? undefined : await pkg.xml(masterPart);
+  const inheritance = new Inheritance(layout, master);
+  cache.set(key, inheritance);
+  return inheritance;
 }
