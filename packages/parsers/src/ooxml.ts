@@ -40,7 +40,7 @@ export function errorMessage(err: unknown): string {
 // XML: a small element tree over fast-xml-parser's ordered output.
 
 export interface XmlElement {
-  /** Qualified name as written (`w:p`, `a:t`): OOXML producers use the conventional prefixes. */
+  /** Qualified name with the conventional prefix of its namespace (`w:p`, `a:t`), whatever the file declared. */
   name: string;
   attrs: Record<string, string>;
   children: XmlNode[];
@@ -89,7 +89,63 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function toNodes(ordered: unknown): XmlNode[] {
+/**
+ * The prefix the readers use for each namespace, whatever prefix a file declares for it: the
+ * readers match qualified names (`w:p`), and a producer may write `<ns0:p>` or put WordprocessingML
+ * in the default namespace. Strict OOXML (ISO 29500 strict) namespaces map to the same prefixes.
+ */
+const CANONICAL_PREFIX: Record<string, string> = {
+  'http://schemas.openxmlformats.org/wordprocessingml/2006/main': 'w',
+  'http://purl.oclc.org/ooxml/wordprocessingml/main': 'w',
+  'http://schemas.openxmlformats.org/officeDocument/2006/relationships': 'r',
+  'http://purl.oclc.org/ooxml/officeDocument/relationships': 'r',
+  'http://schemas.openxmlformats.org/drawingml/2006/main': 'a',
+  'http://purl.oclc.org/ooxml/drawingml/main': 'a',
+  'http://schemas.openxmlformats.org/presentationml/2006/main': 'p',
+  'http://purl.oclc.org/ooxml/presentationml/main': 'p',
+  'http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing': 'wp',
+  'http://purl.oclc.org/ooxml/drawingml/wordprocessingDrawing': 'wp',
+  'http://schemas.openxmlformats.org/drawingml/2006/picture': 'pic',
+  'http://purl.oclc.org/ooxml/drawingml/picture': 'pic',
+  'http://schemas.openxmlformats.org/drawingml/2006/diagram': 'dgm',
+  'http://purl.oclc.org/ooxml/drawingml/diagram': 'dgm',
+  'http://schemas.openxmlformats.org/officeDocument/2006/math': 'm',
+  'http://purl.oclc.org/ooxml/officeDocument/math': 'm',
+  'http://schemas.openxmlformats.org/markup-compatibility/2006': 'mc',
+  'urn:schemas-microsoft-com:vml': 'v',
+  'urn:schemas-microsoft-com:office:office': 'o',
+  // Package relationships and content types: the readers use their names unprefixed.
+  'http://schemas.openxmlformats.org/package/2006/relationships': '',
+  'http://schemas.openxmlformats.org/package/2006/content-types': '',
+};
+
+type Scope = ReadonlyMap<string, string>;
+
+/** The scope inside an element: its `xmlns` declarations mapped to the readers' prefixes. */
+function scopeOf(attrs: Record<string, unknown> | undefined, parent: Scope): Scope {
+  if (!attrs) return parent;
+  let scope: Map<string, string> | undefined;
+  for (const [name, uri] of Object.entries(attrs)) {
+    if (name !== 'xmlns' && !name.startsWith('xmlns:')) continue;
+    const prefix = name === 'xmlns' ? '' : name.slice(6);
+    scope ??= new Map(parent);
+    scope.set(prefix, CANONICAL_PREFIX[decodeXmlText(String(uri))] ?? prefix);
+  }
+  return scope ?? parent;
+}
+
+function canonicalName(name: string, scope: Scope, isAttribute: boolean): string {
+  const colon = name.indexOf(':');
+  // An unprefixed attribute is in no namespace, whatever the default namespace is.
+  if (colon < 0 && isAttribute) return name;
+  const prefix = colon < 0 ? '' : name.slice(0, colon);
+  const canonical = scope.get(prefix);
+  if (canonical === undefined || canonical === prefix) return name;
+  const local = colon < 0 ? name : name.slice(colon + 1);
+  return canonical ? `${canonical}:${local}` : local;
+}
+
+function toNodes(ordered: unknown, parentScope: Scope): XmlNode[] {
   if (!Array.isArray(ordered)) return [];
   const out: XmlNode[] = [];
   for (const node of ordered as unknown[]) {
@@ -101,11 +157,12 @@ function toNodes(ordered: unknown): XmlNode[] {
         continue;
       }
       if (key.startsWith('?') || key.startsWith('!')) continue;
+      const rawAttrs = isRecord(node[ATTRIBUTES]) ? node[ATTRIBUTES] : undefined;
+      const scope = scopeOf(rawAttrs, parentScope);
       // No prototype: an attribute named like an Object property stays a plain entry.
       const attrs: Record<string, string> = Object.create(null) as Record<string, string>;
-      const rawAttrs = node[ATTRIBUTES];
-      if (isRecord(rawAttrs)) for (const [name, v] of Object.entries(rawAttrs)) attrs[name] = decodeXmlText(String(v));
-      out.push({ name: key, attrs, children: toNodes(value) });
+      if (rawAttrs) for (const [name, v] of Object.entries(rawAttrs)) attrs[name.startsWith('xmlns') ? name : canonicalName(name, scope, true)] = decodeXmlText(String(v));
+      out.push({ name: canonicalName(key, scope, false), attrs, children: toNodes(value, scope) });
     }
   }
   return out;
@@ -123,7 +180,7 @@ export function parseXml(xml: string, part: string, what: OfficeFormat): XmlElem
   }
   let nodes: XmlNode[];
   try {
-    nodes = toNodes(xmlParser.parse(xml));
+    nodes = toNodes(xmlParser.parse(xml), new Map());
   } catch (err) {
     throw new DocumentError('corrupt_document', `not a readable ${what} file: part ${part}: ${errorMessage(err)}`, { cause: err });
   }

@@ -224,6 +224,30 @@ describe('DOCX text as Word shows it', () => {
   });
 });
 
+describe('DOCX namespaces', () => {
+  it('reads WordprocessingML under any prefix, or none, and in its Strict OOXML namespace', async () => {
+    const scratch = await scratchDir();
+    try {
+      const rels = `<?xml version="1.0"?><pr:Relationships xmlns:pr="http://schemas.openxmlformats.org/package/2006/relationships"><pr:Relationship Id="rId1" Type="${R}/officeDocument" Target="word/document.xml"/></pr:Relationships>`;
+      const variants = [
+        `<ns0:document xmlns:ns0="${W}"><ns0:body><ns0:p><ns0:pPr><ns0:pStyle ns0:val="Heading2"/></ns0:pPr><ns0:r><ns0:t>Prefixed</ns0:t></ns0:r></ns0:p></ns0:body></ns0:document>`,
+        `<document xmlns="${W}"><body><p><pPr><pStyle xmlns:x="${W}" x:val="Heading2"/></pPr><r><t>Prefixed</t></r></p></body></document>`,
+        `<w:document xmlns:w="http://purl.oclc.org/ooxml/wordprocessingml/main"><w:body><w:p><w:pPr><w:pStyle w:val="Heading2"/></w:pPr><w:r><w:t>Prefixed</w:t></w:r></w:p></w:body></w:document>`,
+      ];
+      for (const [i, document] of variants.entries()) {
+        const data = buildZip([
+          { name: '_rels/.rels', data: rels },
+          { name: 'word/document.xml', data: `<?xml version="1.0"?>${document}` },
+        ]);
+        const doc = await docx(await scratch.file(`ns-${i}.docx`, data));
+        expect({ variant: i, body: doc.body }).toEqual({ variant: i, body: [expect.objectContaining({ type: 'heading', level: 2, text: 'Prefixed' })] });
+      }
+    } finally {
+      await scratch.cleanup();
+    }
+  });
+});
+
 describe('DOCX blocks from a hand-written package', () => {
   let scratch: Awaited<ReturnType<typeof scratchDir>>;
   let doc: ParsedDocument;
