@@ -1,7 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import type { FlowBlock, FurnitureBlock } from '@readpack/reading-package';
 import { parsedDocument, type PageFrame } from './document.js';
-import { assertOfficeOpenXml, child, childrenNamed, emuToPoints, intAttr, OfficePackage, readerOrigin, readPictureParts, relType, type PicturePart, type Relationship } from './ooxml.js';
+import { assertOfficeOpenXml, child, childrenNamed, intAttr, OfficePackage, readerOrigin, readPictureParts, relType, type PicturePart, type Relationship } from './ooxml.js';
+import { emuToPoints } from './pptx/geometry.js';
 import { Inheritance } from './pptx/placeholders.js';
 import { readNotes, readSlide } from './pptx/slide.js';
 import { DocumentError, type ParseInput, type ParseOptions, type ParsedDocument } from './types.js';

@@ -1,5 +1,5 @@
 import type { BBox } from '@readpack/reading-package';
-import { child, emuToPoints, intAttr, type XmlElement } from '../ooxml.js';
+import { child, intAttr, type XmlElement } from '../ooxml.js';
 
 /** Maps a shape's EMU coordinates to the slide's: `X = sx·x + tx`, `Y = sy·y + ty`. */
 export interface Transform {
@@ -83,4 +83,11 @@ export function readingOrder<T extends { bbox?: BBox }>(shapes: T[]): T[] {
   flush();
   out.push(...shapes.filter((s) => s.bbox === undefined));
   return out;
+}
+
+/** English Metric Units per point (914400 per inch, 72 points per inch). */
+export const EMU_PER_POINT = 12700;
+
+export function emuToPoints(emu: number): number {
+  return Math.round((emu / EMU_PER_POINT) * 100) / 100;
 }
