@@ -65,8 +65,9 @@ async function deck(): Promise<Buffer> {
 
 /**
  * The deck as PowerPoint would have it after hand edits pptxgenjs cannot make: the body
- * placeholder becomes a subtitle, the third slide's text box is put in a group that doubles
- * its child space and moves it one inch right, and a SmartArt diagram joins it.
+ * placeholder becomes a subtitle, the table gets a header row and its slide a footer, the third
+ * slide's text box is put in a group that doubles its child space and moves it one inch right,
+ * and a SmartArt diagram joins it.
  */
 async function editedDeck(data: Buffer): Promise<Buffer> {
   const group = (shape: string) =>
@@ -82,8 +83,13 @@ async function editedDeck(data: Buffer): Promise<Buffer> {
     `<?xml version="1.0" encoding="UTF-8"?><dgm:dataModel xmlns:dgm="http://schemas.openxmlformats.org/drawingml/2006/diagram" xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main"><dgm:ptLst>` +
     `${point('0', '', 'doc')}${point('1', 'Plan')}${point('2', 'Build')}${point('3', 'Test units')}${point('4', '', 'parTrans')}${point('5', 'Label shape', 'pres')}</dgm:ptLst>` +
     `<dgm:cxnLst>${cxn('0', '2', 1)}${cxn('0', '1', 0)}${cxn('2', '3', 0)}${cxn('1', '5', 0, 'presOf')}</dgm:cxnLst></dgm:dataModel>`;
+  const footer =
+    '<p:sp><p:nvSpPr><p:cNvPr id="20" name="Footer"/><p:cNvSpPr/><p:nvPr><p:ph type="ftr" sz="quarter" idx="11"/></p:nvPr></p:nvSpPr><p:spPr><a:xfrm><a:off x="457200" y="4754880"/><a:ext cx="4572000" cy="274320"/></a:xfrm></p:spPr>' +
+    '<p:txBody><a:bodyPr/><a:lstStyle/><a:p><a:r><a:t>ACME confidential</a:t></a:r></a:p></p:txBody></p:sp>';
   return rezip(data, {
     'ppt/slides/slide1.xml': (xml) => xml.replace(/type="body"/, 'type="subTitle"'),
+    // The table gets PowerPoint's "Header Row" option, the slide a footer placeholder.
+    'ppt/slides/slide2.xml': (xml) => xml.replace('<a:tblPr/>', '<a:tblPr firstRow="1"/>').replace('</p:spTree>', `${footer}</p:spTree>`),
     'ppt/slides/slide3.xml': (xml) => xml.replace(/<p:sp>[\s\S]*<\/p:sp>/, (shape) => group(shape) + diagram),
     'ppt/slides/_rels/slide3.xml.rels': (xml) =>
       xml.replace('</Relationships>', '<Relationship Id="rIdDm" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/diagramData" Target="../diagrams/data1.xml"/></Relationships>'),
@@ -156,7 +162,8 @@ describe('PPTX', () => {
 
   it('reads a table with merged cells (rowSpan, gridSpan; hMerge and vMerge positions covered)', () => {
     const [table] = ofType(doc.body, 'table');
-    expect(table).toMatchObject({ page: 1, rows: 3, columns: 3, headerRows: 0, bbox: [36, 36, 468, expect.any(Number)] });
+    expect(table).toMatchObject({ page: 1, rows: 3, columns: 3, headerRows: 1, bbox: [36, 36, 468, expect.any(Number)] });
+    expect(table!.cells.filter((c) => c.header).map((c) => c.text)).toEqual(['Region', 'Q1', 'Q2']);
     expect(table!.cells.map((c) => `${c.row},${c.col} ${c.rowSpan}x${c.colSpan} ${c.text}`)).toEqual([
       '0,0 1x1 Region',
       '0,1 1x1 Q1',
@@ -195,12 +202,14 @@ describe('PPTX', () => {
     expect(blockSchemaErrors(doc)).toEqual([]);
   });
 
-  it('keeps speaker notes as note furniture on their slide', () => {
+  it('keeps speaker notes as note furniture on their slide, and a footer placeholder as a page footer', () => {
     expect(doc.furniture.map((f) => [f.type, f.page, f.text])).toEqual([
       ['note', 0, 'Remember to smile.'],
+      ['page_footer', 1, 'ACME confidential'],
       ['note', 1, 'Table first, then the dot.'],
     ]);
     expect(doc.text).not.toContain('Remember to smile.');
+    expect(doc.text).not.toContain('ACME confidential');
   });
 
   it('gives a placeholder without a position or bullets of its own those of its layout and master', async () => {
@@ -227,6 +236,7 @@ describe('PPTX', () => {
     expect(reordered.body.find((b) => b.page === 0)?.type).toBe('table');
     expect(reordered.body.find((b) => b.page === 1)).toMatchObject({ type: 'heading', text: 'Quarterly review' });
     expect(reordered.furniture.map((f) => [f.page, f.text])).toEqual([
+      [0, 'ACME confidential'],
       [0, 'Table first, then the dot.'],
       [1, 'Remember to smile.'],
     ]);
