@@ -74,6 +74,8 @@ describe('assemble', () => {
     expect(manifest.assets.length).toBeGreaterThan(0);
     const shown = new Set([...walkBlocks(manifest.body)].flatMap((b) => (b.type === 'figure' && b.asset ? [b.asset] : [])));
     for (const asset of manifest.assets) expect([asset.sha256, asset.role]).toEqual([asset.sha256, shown.has(asset.sha256) ? 'figure' : 'embedded-image']);
+    // word_sample.docx's one picture is a figure block of the body: its asset has the figure role.
+    expect(manifest.assets.every((a) => a.role === 'figure')).toBe(true);
     expect(manifest.text).toContain('Summer activities');
     expect(recordAfterFirst?.result?.sha256).toMatch(/^[0-9a-f]{64}$/);
   });

@@ -11,6 +11,8 @@ export const PARSEABLE_MEDIA_TYPES = {
   'application/pdf': 'pdf',
   'application/vnd.openxmlformats-officedocument.wordprocessingml.document': 'docx',
   'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet': 'xlsx',
+  // file-type tells PPTX from the other OOXML zips by [Content_Types].xml / the ppt/ folder.
+  'application/vnd.openxmlformats-officedocument.presentationml.presentation': 'pptx',
   'text/plain': 'text',
   'text/markdown': 'text',
   'text/csv': 'text',

@@ -1,6 +1,7 @@
 import { parseDocx } from './docx.js';
 import { resolveLimits } from './limits.js';
 import { parsePdf } from './pdf.js';
+import { parsePptx } from './pptx.js';
 import { parseText } from './text.js';
 import { DocumentError, type ParseInput, type ParseOptions, type ParsedDocument } from './types.js';
 import { parseXlsx } from './xlsx.js';
@@ -14,12 +15,14 @@ export { countChars, embeddedImage, parsedDocument, tablesOf } from './document.
 export const DOCX_MEDIA_TYPE = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
 export const XLSX_MEDIA_TYPE = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
 export const PDF_MEDIA_TYPE = 'application/pdf';
+export const PPTX_MEDIA_TYPE = 'application/vnd.openxmlformats-officedocument.presentationml.presentation';
 
 /** Media types `parseDocument` accepts (compared without parameters, case-insensitively). */
 export const SUPPORTED_MEDIA_TYPES: readonly string[] = Object.freeze([
   PDF_MEDIA_TYPE,
   DOCX_MEDIA_TYPE,
   XLSX_MEDIA_TYPE,
+  PPTX_MEDIA_TYPE,
   'text/plain',
   'text/markdown',
   'text/csv',
@@ -48,6 +51,8 @@ export async function parseDocument(input: ParseInput, options: ParseOptions = {
       return parseDocx(input, limits);
     case XLSX_MEDIA_TYPE:
       return parseXlsx(input, limits);
+    case PPTX_MEDIA_TYPE:
+      return parsePptx(input, limits);
     case 'text/plain':
     case 'text/markdown':
     case 'text/csv':

@@ -1,4 +1,17 @@
+/**
+ * Office Open XML (DOCX, XLSX, PPTX): the checks every format's reader runs first, and the
+ * package, XML, picture and table helpers the DOCX and PPTX readers share (in ooxml/).
+ */
+import type { Origin } from '@readpack/reading-package';
 import { DocumentError } from './types.js';
+import { ownVersion } from './versions.js';
+import type { OfficeFormat } from './ooxml/errors.js';
+
+export { errorMessage, type OfficeFormat } from './ooxml/errors.js';
+export * from './ooxml/package.js';
+export * from './ooxml/pictures.js';
+export * from './ooxml/tables.js';
+export * from './ooxml/xml.js';
 
 const ZIP = [0x50, 0x4b, 0x03, 0x04];
 const OLE2 = [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1];
@@ -10,11 +23,11 @@ function startsWith(data: Uint8Array, signature: number[]): boolean {
 }
 
 /**
- * DOCX and XLSX are ZIP packages. Checked before handing bytes to a library: SheetJS would
+ * DOCX, XLSX and PPTX are ZIP packages. Checked before handing bytes to a library: SheetJS would
  * otherwise read arbitrary bytes as CSV, and a password-protected Office file (an OLE2 container
  * holding the encrypted package) deserves `encrypted_document` rather than `corrupt_document`.
  */
-export function assertOfficeOpenXml(data: Uint8Array, what: 'DOCX' | 'XLSX'): void {
+export function assertOfficeOpenXml(data: Uint8Array, what: OfficeFormat): void {
   if (startsWith(data, ZIP)) return;
   if (startsWith(data, OLE2) && Buffer.from(data.buffer, data.byteOffset, data.byteLength).includes(ENCRYPTION_INFO)) {
     throw new DocumentError('encrypted_document', `the ${what} file is password-protected (encrypted Office package)`);
@@ -23,6 +36,7 @@ export function assertOfficeOpenXml(data: Uint8Array, what: 'DOCX' | 'XLSX'): vo
   throw new DocumentError('corrupt_document', `not a valid ${what} file: it is not a ZIP package`);
 }
 
-export function errorMessage(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
+/** Origin of the parts Readpack's own OOXML readers (DOCX, PPTX) produce. */
+export function readerOrigin(): Origin {
+  return { parser: '@readpack/parsers', version: ownVersion(), engine: 'native' };
 }

@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import yauzl from 'yauzl';
-import { errorMessage } from './ooxml.js';
+import { errorMessage, type OfficeFormat } from './ooxml.js';
 import { DocumentError, type ParseOptions } from './types.js';
 
 /** Below this an entry cannot be a bomb whatever its ratio: normal XML often compresses 50:1 or more. */
@@ -15,8 +15,8 @@ const OVERLAP = Math.max(...DOCTYPE.map((p) => p.length));
 type ZipLimits = Pick<Required<ParseOptions>, 'maxZipEntries' | 'maxZipUncompressedBytes' | 'maxZipRatio'>;
 
 /**
- * DOCX and XLSX are ZIP packages, and mammoth and SheetJS inflate every part they read into memory.
- * Before either sees the bytes, this reads the ZIP's central directory with yauzl, without
+ * DOCX, XLSX and PPTX are ZIP packages, and their readers inflate every part they read into memory.
+ * Before any of them sees the bytes, this reads the ZIP's central directory with yauzl, without
  * inflating anything, and refuses (`archive_too_large`) an archive with too many entries, a
  * declared total uncompressed size over the limit, or an entry compressed beyond the ratio.
  *
@@ -27,7 +27,7 @@ type ZipLimits = Pick<Required<ParseOptions>, 'maxZipEntries' | 'maxZipUncompres
  * and refusing them leaves no entity expansion (billion laughs) or external entity for any XML
  * reader to act on.
  */
-export async function assertSafeOfficeZip(data: Buffer, what: 'DOCX' | 'XLSX', limits: ZipLimits): Promise<void> {
+export async function assertSafeOfficeZip(data: Buffer, what: OfficeFormat, limits: ZipLimits): Promise<void> {
   let zip: yauzl.ZipFile;
   try {
     zip = await yauzl.fromBufferPromise(data, { autoClose: false, validateEntrySizes: true, strictFileNames: false });

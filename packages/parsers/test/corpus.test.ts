@@ -25,7 +25,7 @@ describe('corpus: every MANIFEST snippet is found', () => {
   describe.each(pick(DOCX).map((entry) => [entry.name, entry] as const))('DOCX %s', (_name, entry) => {
     it('contains every snippet', async () => {
       const doc = await parse(entry);
-      expect(doc.origin.parser).toBe('mammoth');
+      expect(doc.origin.parser).toBe('@readpack/parsers');
       for (const snippet of entry.snippets) expect({ snippet: snippet.text, found: containsSnippet(doc.text, snippet.text) }).toEqual({ snippet: snippet.text, found: true });
     });
   });

@@ -27,7 +27,7 @@ describe('DOCX', () => {
     for (const table of doc.tables) {
       const width = table.rows[0]?.length ?? 0;
       for (const row of table.rows) expect(row).toHaveLength(width);
-      expect(table.origin.parser).toBe('mammoth');
+      expect(table.origin.parser).toBe('@readpack/parsers');
     }
     expect(doc.tables[0]?.rows).toEqual([
       ['Header 0.0', 'Header 0.1', 'Header 0.2'],
@@ -43,7 +43,7 @@ describe('DOCX', () => {
     ]);
     // rowspans on both sides push a cell to the last column
     expect(doc.tables[4]?.rows[4]).toEqual(['Cell 4.0', '', 'Cell 4.2', '', 'Merged Cell 4.4 5.4']);
-    expect(doc.text).toContain('A uniform table\nHeader 0.0\tHeader 0.1\tHeader 0.2\nCell 1.0\tCell 1.1\tCell 1.2\n');
+    expect(doc.text).toContain('A uniform table\n\nHeader 0.0\tHeader 0.1\tHeader 0.2\nCell 1.0\tCell 1.1\tCell 1.2\n');
   });
 
   it('extracts the embedded PNG of word_sample.docx, and its table', async () => {

@@ -38,7 +38,9 @@ export const extractStage: StageHandler<'extract'> = {
     let ocrPages: number[] = [];
     if (engine === 'mineru') {
       children.push({ name: 'mineru', payload: { ...ref, source: payload.source, options: payload.options } });
-    } else if (extraction?.document.pages) {
+    } else if (extraction?.document.pages && (isImage || payload.source.mediaType === 'application/pdf')) {
+      // Only PDF pages and images can be rendered for OCR; slides (PPTX) are pages too, but their
+      // text is the slide's own and a picture-only slide has nothing for render to draw from.
       ocrPages = isImage ? [0] : pagesNeedingOcr(extraction.document.pages, config.ocr.minCharsPerPage);
       const kind = isImage ? 'image' : 'pdf-page';
       for (const page of ocrPages) {
