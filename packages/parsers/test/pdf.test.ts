@@ -29,9 +29,9 @@ describe('PDF', () => {
     expect(doc.tables).toEqual([]);
   });
 
-  it('reads the version of pdf-parse from its package.json', async () => {
+  it('reads the version of pdfjs-dist from its package.json', async () => {
     const doc = await pdf('pdflatex-image.pdf');
-    const installed = JSON.parse(await readFile(new URL('../../../node_modules/pdf-parse/package.json', import.meta.url), 'utf8')) as {
+    const installed = JSON.parse(await readFile(new URL('../../../node_modules/pdfjs-dist/package.json', import.meta.url), 'utf8')) as {
       version: string;
     };
     expect(doc.origin.version).toBe(installed.version);
