@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join, sep } from 'node:path';
 import { classifyPdfOpenError } from '@readpack/media';
-import type { BBox, FigureBlock, FurnitureBlock, Origin, TableBlock } from '@readpack/reading-package';
+import type { BBox, FurnitureBlock, Origin } from '@readpack/reading-package';
 import type { PDFDocumentProxy, PDFPageProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { parsedDocument, type PageFrame } from './document.js';
 import { cidOrdering } from './pdf/cid-orderings.js';
@@ -13,6 +13,7 @@ import { lineFragments } from './pdf/lines.js';
 import { outlineTargets } from './pdf/outline.js';
 import { checkedPageCount } from './pdf/page-count.js';
 import { layoutPage, type PlacedGraphic } from './pdf/page-layout.js';
+import { placeGraphics } from './pdf/place-graphics.js';
 import { flowBlocks } from './pdf/flow.js';
 import { fontFactsFromName, isVerticalPage, textRuns, verticalFrame, type FontFacts, type RawTextItem, type ToPage } from './pdf/text-items.js';
 import { DocumentError, type EmbeddedImage, type ParseInput, type ParseOptions, type ParsedDocument } from './types.js';
@@ -82,8 +83,6 @@ export async function parsePdf(input: ParseInput, limits: Required<ParseOptions>
     ...(input.password !== undefined ? { password: input.password } : {}),
     ...pdfjsAssets(),
     isEvalSupported: false,
-    // Font objects then carry their CMap (its name tells the CID ordering) and composite flag.
-    fontExtraProperties: true,
     verbosity: pdfjs.VerbosityLevel.ERRORS,
   });
   try {
@@ -153,8 +152,6 @@ interface LoadedFont {
   italic?: unknown;
   black?: unknown;
   vertical?: unknown;
-  composite?: unknown;
-  cMap?: { name?: unknown } | null;
 }
 
 function loadedFont(page: PDFPageProxy, fontName: string): LoadedFont | undefined {
@@ -193,25 +190,9 @@ async function readPage(doc: PDFDocumentProxy, index: number, origin: Origin, im
       return facts;
     };
     const items = content.items.filter((item): item is RawTextItem & (typeof content.items)[number] => 'str' in item);
-    let runs = textRuns(items, fontOf, toPage);
-
-    const placed: PlacedGraphic[] = [];
-    if (graphics.tables.length > 0) {
-      const texts = runs.map((r) => ({ text: r.text, bbox: r.bbox }));
-      const used = new Set<number>();
-      for (const table of graphics.tables) {
-        const filled = fillRuledTable(table, texts, origin, index);
-        for (const i of filled.used) used.add(i);
-        const block: TableBlock = { ...filled.block, page: index, bbox: roundBox(table.bbox) };
-        placed.push({ frameBox: table.bbox, block });
-      }
-      runs = runs.filter((_, i) => !used.has(i));
-    }
-    for (const figure of graphics.figures) {
-      const block: FigureBlock = { type: 'figure', asset: figure.image.sha256, page: index, bbox: roundBox(figure.bbox), origin };
-      placed.push({ frameBox: figure.bbox, block });
-      images.push(figure.image);
-    }
+    const placement = placeGraphics(graphics, textRuns(items, fontOf, toPage), index, origin, fillRuledTable);
+    images.push(...placement.images);
+    const { placed, runs } = placement;
 
     const vertical = sane && isVerticalPage(runs);
     const frame = vertical ? verticalFrame(viewport.width) : undefined;
@@ -235,15 +216,19 @@ async function readPage(doc: PDFDocumentProxy, index: number, origin: Origin, im
   }
 }
 
-/** CID orderings of the composite (CJK) fonts the page's text uses, sorted. */
+const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
+
+/**
+ * CID orderings of the fonts that drew CJK text on the page, sorted. (pdfjs exports a font's
+ * CMap only with `fontExtraProperties`, which doubles the cost of every page: the font's name and
+ * its text tell the ordering instead.)
+ */
 function pageCidOrderings(items: readonly RawTextItem[], fontOf: (name: string) => LoadedFont | undefined): string[] {
   const textByFont = new Map<string, string>();
-  for (const item of items) textByFont.set(item.fontName, (textByFont.get(item.fontName) ?? '') + item.str);
+  for (const item of items) if (CJK.test(item.str)) textByFont.set(item.fontName, (textByFont.get(item.fontName) ?? '') + item.str);
   const orderings = new Set<string>();
   for (const [name, text] of textByFont) {
-    const font = fontOf(name);
-    if (!font || font.composite !== true) continue;
-    const ordering = cidOrdering(str(font.cMap?.name), str(font.name), text);
+    const ordering = cidOrdering(undefined, str(fontOf(name)?.name), text);
     if (ordering) orderings.add(ordering);
   }
   return [...orderings].sort();

@@ -1,8 +1,9 @@
 /**
  * Which CID ordering (Adobe's character collections: Japan1, GB1, CNS1, Korea1) a CJK font uses.
- * pdfjs does not hand a font's CIDSystemInfo to the page, so it is read from what it does hand
- * over: the predefined CMap's name (each belongs to one collection), then the font's name for the
- * usual non-embedded CJK fonts, then the script of the text the font drew.
+ * pdfjs does not hand a font's CIDSystemInfo to the page, so it is inferred from what it does
+ * hand over: the predefined CMap's name when known (each belongs to one collection), the font's
+ * name for the usual non-embedded CJK fonts, then the script of the text the font drew (kana,
+ * hangul, simplified or traditional Han characters).
  */
 const BY_CMAP: [RegExp, string][] = [
   [/^(?:Uni)?GB|^GBK|^GBpc|^GBT|^Adobe-GB1/i, 'GB1'],
@@ -26,5 +27,19 @@ export function cidOrdering(cmapName: string | undefined, fontName: string | und
   for (const [pattern, ordering] of BY_FONT) if (pattern.test(base)) return ordering;
   if (/[\p{Script=Hiragana}\p{Script=Katakana}]/u.test(sampleText)) return 'Japan1';
   if (/\p{Script=Hangul}/u.test(sampleText)) return 'Korea1';
+  const simplified = countOf(sampleText, SIMPLIFIED_ONLY);
+  const traditional = countOf(sampleText, TRADITIONAL_ONLY);
+  if (simplified > traditional) return 'GB1';
+  if (traditional > simplified) return 'CNS1';
   return undefined;
+}
+
+/** Frequent characters written differently in the two Han traditions (same order in both). */
+const SIMPLIFIED_ONLY = new Set(Array.from('们这个为国说时会来对学发经过没后还动见长问门开关从东书车马鸟鱼语读话让请谢难'));
+const TRADITIONAL_ONLY = new Set(Array.from('們這個為國說時會來對學發經過沒後還動見長問門開關從東書車馬鳥魚語讀話讓請謝難'));
+
+function countOf(text: string, chars: ReadonlySet<string>): number {
+  let n = 0;
+  for (const c of text) if (chars.has(c)) n += 1;
+  return n;
 }
