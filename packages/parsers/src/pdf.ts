@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join, sep } from 'node:path';
 import { classifyPdfOpenError } from '@readpack/media';
@@ -36,6 +37,8 @@ function loadPdfjs(): Promise<Pdfjs> {
  */
 function pdfjsAssets(): { cMapUrl: string; cMapPacked: true; standardFontDataUrl: string } {
   const root = packageDir('pdfjs-dist');
+  // pdfjs reports a CMap it cannot load as nothing at all: a broken install must fail loudly.
+  if (!existsSync(join(root, 'cmaps', 'UniJIS-UCS2-H.bcmap'))) throw new Error(`pdfjs-dist at ${root} has no packed CMaps`);
   return { cMapUrl: join(root, 'cmaps') + sep, cMapPacked: true, standardFontDataUrl: join(root, 'standard_fonts') + sep };
 }
 
