@@ -27,9 +27,7 @@ const ucs2 = (text: string): { text: string; hex: string } => ({ text, hex: Buff
 /** JIS X 0208 row/cell codes (the `H` and `V` CMaps) are EUC-JP codes less 0x80 per byte. */
 const jis = (text: string, eucHex: string): { text: string; hex: string } => ({
   text,
-  hex: Buffer.from(eucHex, 'hex')
-    .map((b) => b - 0x80)
-    .toString('hex'),
+  hex: Buffer.from(Buffer.from(eucHex, 'hex').map((b) => b - 0x80)).toString('hex'),
 });
 
 const CASES: Case[] = [

@@ -65,15 +65,25 @@ export function headingKey(text: string): string {
  * entry's depth as their level, which wins over the statistics.
  */
 export function outlineHeadings(targets: readonly OutlineTarget[], pages: readonly (readonly Paragraph[])[]): Map<Paragraph, number> {
+  // Titles are looked up by key: an outline of thousands of entries must not scan every paragraph each.
+  const byKey = new Map<string, { p: Paragraph; page: number }[]>();
+  pages.forEach((paragraphs, page) => {
+    for (const p of paragraphs) {
+      if (p.marker || p.lineCount > 3) continue;
+      const key = headingKey(p.text);
+      let list = byKey.get(key);
+      if (!list) byKey.set(key, (list = []));
+      list.push({ p, page });
+    }
+  });
   const levels = new Map<Paragraph, number>();
   for (const target of targets) {
     const key = headingKey(target.title);
     if (key === '') continue;
-    const candidates = target.page !== undefined ? (pages[target.page] ?? []) : pages.flat();
     let best: Paragraph | undefined;
     let bestDistance = Infinity;
-    for (const p of candidates) {
-      if (levels.has(p) || p.marker || p.lineCount > 3 || headingKey(p.text) !== key) continue;
+    for (const { p, page } of byKey.get(key) ?? []) {
+      if (levels.has(p) || (target.page !== undefined && page !== target.page)) continue;
       const distance = target.y === undefined ? 0 : Math.abs(p.bbox[1] - target.y);
       if (distance < bestDistance) [best, bestDistance] = [p, distance];
     }
