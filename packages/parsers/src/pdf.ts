@@ -173,9 +173,11 @@ async function readPage(doc: PDFDocumentProxy, index: number, origin: Origin, im
     // A page whose declared box is no box: PDF y up is simply flipped, and the page gets no size.
     const toPage: ToPage = sane ? (x, y) => viewport.convertToViewportPoint(x, y) as [number, number] : (x, y) => [x, -y];
     const graphics = await readPageGraphics(page, index, { maxImageBytes: MAX_IMAGE_BYTES });
-    // The operator list loads the page's fonts into commonObjs: their names say bold and italic.
-    await page.getOperatorList();
     const content = await page.getTextContent();
+    // Font names (bold, italic, the CJK family) reach commonObjs only with an operator list, and
+    // fonts are shared by the document's pages: it is built only for pages with a font not seen yet.
+    const fontsUsed = new Set(content.items.flatMap((item) => ('fontName' in item ? [item.fontName] : [])));
+    if ([...fontsUsed].some((name) => !page.commonObjs.has(name))) await page.getOperatorList();
     const styles = content.styles as Record<string, { vertical?: boolean } | undefined>;
     const fonts = new Map<string, FontFacts>();
     const fontOf = (fontName: string): FontFacts => {
