@@ -46,7 +46,7 @@ export function layoutPage(input: PageLayoutInput): PageUnit[] {
   const units: (PageUnit | { kind: 'graphic'; graphic: PlacedGraphic })[] = [];
   let pending: LineFragment[] = [];
   const flush = (): void => {
-    for (const paragraph of paragraphsOf(mergeRowFragments(pending), pitch)) units.push({ kind: 'paragraph', paragraph, page: input.page });
+    for (const paragraph of paragraphsOf(mergeRowFragments(pending), pitch, input.unit)) units.push({ kind: 'paragraph', paragraph, page: input.page });
     pending = [];
   };
   for (const item of ordered) {

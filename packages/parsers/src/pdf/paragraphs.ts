@@ -69,12 +69,12 @@ interface Building {
  * weight (a heading), starts with a list marker, is indented past the paragraph's left edge (the
  * first line of the next paragraph), or follows a short line ending a sentence.
  */
-export function paragraphsOf(lines: readonly LineFragment[], pitch: number | undefined): Paragraph[] {
+export function paragraphsOf(lines: readonly LineFragment[], pitch: number | undefined, bodySize = Infinity): Paragraph[] {
   const out: Paragraph[] = [];
   let current: Building | undefined;
   for (const line of lines) {
     const marked = parseListMarker(line.text);
-    if (!current || startsParagraph(current, line, pitch, marked !== undefined)) {
+    if (!current || startsParagraph(current, line, pitch, bodySize, marked !== undefined)) {
       if (current) out.push(finish(current));
       current = { lines: [line], left: line.bbox[0], right: line.bbox[2], bodyLeft: Infinity };
       if (marked) {
@@ -92,14 +92,16 @@ export function paragraphsOf(lines: readonly LineFragment[], pitch: number | und
   return out;
 }
 
-function startsParagraph(para: Building, line: LineFragment, pitch: number | undefined, marked: boolean): boolean {
+function startsParagraph(para: Building, line: LineFragment, pitch: number | undefined, bodySize: number, marked: boolean): boolean {
   const prev = para.lines[para.lines.length - 1]!;
   const size = Math.max(line.size, prev.size);
   if (line.bbox[1] < prev.bbox[1] - 0.5 * size) return true;
   const { left, right } = para;
   if (overlap(left, right, line.bbox[0], line.bbox[2]) <= 0) return true;
   const dy = line.bbox[3] - prev.bbox[3];
-  if (dy > Math.max((pitch ?? 1.2 * size) * 1.3, 1.5 * size)) return true;
+  // Display lines (titles, headings) are set with more air between them than running text.
+  const spacing = size >= 1.15 * bodySize ? 1.75 : 1.5;
+  if (dy > Math.max((pitch ?? 1.2 * size) * 1.3, spacing * size)) return true;
   if (Math.abs(line.size - prev.size) > 0.15 * size) return true;
   if (line.bold !== prev.bold) return true;
   if (marked) return true;

@@ -113,7 +113,10 @@ function verticalSplit<T extends Boxed>(items: readonly T[], unit: number): [T[]
   const left: T[] = [];
   const right: T[] = [];
   for (const item of items) (item.bbox[2] <= at ? left : right).push(item);
-  return left.length > 0 && right.length > 0 ? [left, right] : undefined;
+  // A column holds several lines (or a figure): a lone line beside another one is no column, as
+  // in the labels of a diagram or a heading under a caption that ends further right.
+  const column = (side: T[]): boolean => side.length >= 2 || (side.length === 1 && height(side[0]!.bbox) >= 2 * unit);
+  return column(left) && column(right) ? [left, right] : undefined;
 }
 
 /**
