@@ -231,6 +231,17 @@ describe('lists', () => {
   });
 });
 
+describe('lone numbered lines', () => {
+  it('stay paragraphs with their number: a one-item numbered list is no list', () => {
+    const lines = [frag('(425) 111-1111', 72, 100), frag('Some paragraph after it.', 72, 130)];
+    const body = flowBlocks([layoutPage({ page: 0, fragments: lines, graphics: [], unit: 10, toPage: (b) => b, origin })], [], origin);
+    expect(body.map((b) => [b.type, b.type === 'paragraph' ? b.text : ''])).toEqual([
+      ['paragraph', '(425) 111-1111'],
+      ['paragraph', 'Some paragraph after it.'],
+    ]);
+  });
+});
+
 describe('metrics', () => {
   it('computes the character error rate over code points after folding whitespace', () => {
     expect(characterErrorRate('abc def', 'abc  def\n')).toBe(0);

@@ -1,4 +1,4 @@
-import type { FlowBlock, ListBlock, ListItemBlock, Origin } from '@readpack/reading-package';
+import type { FlowBlock, ListBlock, ListItemBlock, Origin, ParagraphBlock } from '@readpack/reading-package';
 import { union } from './geometry.js';
 import { bodyFontSize, outlineHeadings, statisticalHeadings, type OutlineTarget } from './headings.js';
 import type { PageUnit } from './page-layout.js';
@@ -51,6 +51,8 @@ interface Level {
  */
 class ListBuilder {
   private readonly stack: Level[] = [];
+  /** Top-level lists this builder started, with their place in the body. */
+  private readonly opened: { list: ListBlock; at: number }[] = [];
 
   constructor(
     private readonly origin: Origin,
@@ -68,6 +70,7 @@ class ListBuilder {
     if (!top) {
       this.stack.push({ x0, list: this.newList(unit, p) });
       this.body.push(this.top().list);
+      this.opened.push({ list: this.top().list, at: this.body.length - 1 });
     } else if (x0 > top.x0 + tolerance) {
       const parent = top.list.items[top.list.items.length - 1]!;
       const list = this.newList(unit, p);
@@ -78,7 +81,10 @@ class ListBuilder {
       this.stack.pop();
       const parent = this.stack[this.stack.length - 1];
       if (parent) (parent.list.items[parent.list.items.length - 1]!.children ??= []).push(list);
-      else this.body.push(list);
+      else {
+        this.body.push(list);
+        this.opened.push({ list, at: this.body.length - 1 });
+      }
       this.stack.push({ x0, list });
     }
     const level = this.top();
@@ -86,9 +92,21 @@ class ListBuilder {
     if (level.list.page === unit.page) level.list.bbox = union([level.list.bbox ?? p.bbox, p.bbox]);
   }
 
-  /** Ends the lists in progress; returns a builder for the next ones. */
+  /**
+   * Ends the lists in progress; returns a builder for the next ones. A top-level numbered "list"
+   * of one item without children was a line starting with a number (`(425) 111-1111`, `0.
+   * Auflage`): it goes back to being a paragraph, marker and all.
+   */
   close(): ListBuilder {
-    if (this.stack.length === 0) return this;
+    if (this.stack.length === 0 && this.opened.length === 0) return this;
+    for (const { list, at } of this.opened) {
+      const item = list.items[0];
+      if (!list.ordered || list.items.length !== 1 || !item || item.children?.length) continue;
+      const paragraph: ParagraphBlock = { type: 'paragraph', text: `${item.marker ?? ''} ${item.text}`.trim(), origin: this.origin };
+      if (item.page !== undefined) paragraph.page = item.page;
+      if (item.bbox) paragraph.bbox = item.bbox;
+      this.body[at] = paragraph;
+    }
     return new ListBuilder(this.origin, this.body);
   }
 
