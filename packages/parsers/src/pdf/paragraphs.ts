@@ -15,7 +15,7 @@ export interface Paragraph {
   marker?: ListMarker;
 }
 
-/** Fragments of one row that the reading order put next to each other join into one line. */
+/** Fragments of one row that the reading order put one after the other join into one line. */
 export function mergeRowFragments(ordered: readonly LineFragment[]): LineFragment[] {
   const lines: LineFragment[] = [];
   for (const fragment of ordered) {
@@ -29,7 +29,9 @@ export function mergeRowFragments(ordered: readonly LineFragment[]): LineFragmen
 function sameRow(a: LineFragment, b: LineFragment): boolean {
   const shared = overlap(a.bbox[1], a.bbox[3], b.bbox[1], b.bbox[3]);
   const gap = b.bbox[0] - a.bbox[2];
-  return shared >= 0.5 * Math.min(a.bbox[3] - a.bbox[1], b.bbox[3] - b.bbox[1]) && gap > -0.5 * a.size && gap < 3 * Math.max(a.size, b.size);
+  // No limit on the gap: the reading order put them next to each other, so they are read as one
+  // row (a form's label and value, a table row without rules).
+  return shared >= 0.5 * Math.min(a.bbox[3] - a.bbox[1], b.bbox[3] - b.bbox[1]) && gap > -0.5 * a.size;
 }
 
 function mergeTwo(a: LineFragment, b: LineFragment): LineFragment {

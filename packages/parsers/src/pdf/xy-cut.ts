@@ -19,8 +19,8 @@ export function readingOrder<T extends Boxed>(items: readonly T[], unit: number)
 
 /** A gutter narrower than this share of the unit is a word space, not a column break. */
 const MIN_GUTTER = 0.6;
-/** A column narrower than this many units is a bullet or number column, not text to read apart. */
-const MIN_COLUMN = 3;
+/** A column narrower than this many units is a bullet, number or label column (a form, a table), read row by row with its neighbour. */
+const MIN_COLUMN = 8;
 const MAX_DEPTH = 48;
 
 function cut<T extends Boxed>(items: readonly T[], unit: number, out: T[], depth: number): void {
