@@ -9,14 +9,14 @@ import { cidOrdering } from './pdf/cid-orderings.js';
 import { findFurniture } from './pdf/furniture.js';
 import { roundBox } from './pdf/geometry.js';
 import { fillRuledTable, readPageGraphics } from './pdf/graphics.js';
-import type { LineFragment, TextRun } from './pdf/layout-types.js';
+import type { LineFragment } from './pdf/layout-types.js';
 import { lineFragments } from './pdf/lines.js';
 import { outlineTargets } from './pdf/outline.js';
 import { checkedPageCount } from './pdf/page-count.js';
 import { layoutPage, type PlacedGraphic } from './pdf/page-layout.js';
 import { placeGraphics } from './pdf/place-graphics.js';
 import { flowBlocks } from './pdf/flow.js';
-import { fontFactsFromName, isVerticalPage, textRuns, verticalFrame, type FontFacts, type RawTextItem, type ToPage } from './pdf/text-items.js';
+import { fontFactsFromName, layoutFrame, mainDirection, textRuns, type FontFacts, type RawTextItem, type ToPage } from './pdf/text-items.js';
 import { DocumentError, type EmbeddedImage, type ParseInput, type ParseOptions, type ParsedDocument } from './types.js';
 import { libraryOrigin, packageDir } from './versions.js';
 
@@ -59,7 +59,7 @@ interface PageData {
   /** Page size in points; undefined when the page declares a size that is no size. */
   width?: number;
   height?: number;
-  /** Height of the layout frame (the page's width for vertical writing): where the furniture bands are. */
+  /** Height of the layout frame (the page's width for vertical or turned text): where the furniture bands are. */
   frameHeight?: number;
   toPageBox: (frameBox: BBox) => BBox;
   topOf: (y: number) => number | undefined;
@@ -199,21 +199,19 @@ async function readPage(doc: PDFDocumentProxy, index: number, origin: Origin, im
     images.push(...placement.images);
     const { placed, runs } = placement;
 
-    const vertical = sane && isVerticalPage(runs);
-    const frame = vertical ? verticalFrame(viewport.width) : undefined;
-    const frameRuns: TextRun[] = frame ? runs.map((r) => ({ ...r, bbox: frame.toFrame(r.bbox) })) : runs;
+    const frame = sane ? layoutFrame(mainDirection(runs), viewport.width, viewport.height) : undefined;
     const data: PageData = {
       index,
       toPageBox: frame ? frame.toPage : (b) => b,
       topOf: (y) => (sane ? toPage(0, y)[1] : undefined),
-      fragments: lineFragments(frameRuns),
+      fragments: lineFragments(frame ? runs.map((r) => ({ ...r, bbox: frame.toFrame(r.bbox) })) : runs),
       graphics: frame ? placed.map((g) => ({ ...g, frameBox: frame.toFrame(g.frameBox) })) : placed,
       cidOrderings: pageCidOrderings(items, (name) => loadedFont(page, name)),
     };
-    if (sane) {
+    if (frame) {
       data.width = viewport.width;
       data.height = viewport.height;
-      data.frameHeight = vertical ? viewport.width : viewport.height;
+      data.frameHeight = frame.height;
     }
     return data;
   } finally {

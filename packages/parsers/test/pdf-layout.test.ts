@@ -12,7 +12,7 @@ import { layoutPage } from '../src/pdf/page-layout.js';
 import { paragraphsOf, type Paragraph } from '../src/pdf/paragraphs.js';
 import { placeGraphics } from '../src/pdf/place-graphics.js';
 import { joinLines } from '../src/pdf/text-join.js';
-import { textRuns, verticalFrame } from '../src/pdf/text-items.js';
+import { layoutFrame, textRuns } from '../src/pdf/text-items.js';
 import { readingOrder } from '../src/pdf/xy-cut.js';
 
 const origin: Origin = { parser: 'pdfjs-dist', version: 'test', engine: 'text-layer' };
@@ -20,7 +20,7 @@ const origin: Origin = { parser: 'pdfjs-dist', version: 'test', engine: 'text-la
 /** A run of `text` at (x, baseline y) in top-left page coordinates, 10 pt, 5 pt per character. */
 function run(text: string, x: number, y: number, opts: { size?: number; bold?: boolean } = {}): TextRun {
   const size = opts.size ?? 10;
-  return { text, bbox: [x, y - 0.8 * size, x + text.length * size * 0.5, y + 0.2 * size], size, bold: opts.bold ?? false, italic: false, vertical: false };
+  return { text, bbox: [x, y - 0.8 * size, x + text.length * size * 0.5, y + 0.2 * size], size, bold: opts.bold ?? false, italic: false, direction: 'right' };
 }
 
 function frag(text: string, x: number, y: number, opts: { size?: number; bold?: boolean } = {}): LineFragment {
@@ -171,11 +171,18 @@ describe('furniture', () => {
 
 describe('vertical text frame', () => {
   it('turns columns written top to bottom, right to left, into lines read in that order', () => {
-    const frame = verticalFrame(600);
+    const frame = layoutFrame('down', 600, 800);
     const columns = [run('一行目', 500, 100), run('二行目', 480, 100)].map((r) => ({ ...r, bbox: [r.bbox[0], 100, r.bbox[0] + 10, 130] as BBox }));
     const fragments = lineFragments(columns.map((r) => ({ ...r, bbox: frame.toFrame(r.bbox) })));
     expect(texts(readingOrder(fragments, 10))).toEqual(['一行目', '二行目']);
     expect(frame.toPage(frame.toFrame([500, 100, 510, 130]))).toEqual([500, 100, 510, 130]);
+  });
+
+  it('turns boxes back exactly in every direction', () => {
+    for (const direction of ['right', 'down', 'left', 'up'] as const) {
+      const frame = layoutFrame(direction, 600, 800);
+      expect(frame.toPage(frame.toFrame([10, 20, 30, 60]))).toEqual([10, 20, 30, 60]);
+    }
   });
 
   it('measures vertical items downwards from one size above their origin', () => {

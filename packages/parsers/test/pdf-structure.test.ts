@@ -111,6 +111,24 @@ describe('PDF structured extraction', () => {
     for (const block of walkBlocks(doc.body)) expect(block.page).toBe(0);
   });
 
+  it('measures a rotated page in its displayed orientation and survives a page box that is no box', async () => {
+    const page = (box: string, extra: string): Buffer =>
+      buildPdf([
+        '<< /Type /Catalog /Pages 2 0 R >>',
+        '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+        `<< /Type /Page /Parent 2 0 R /MediaBox ${box}${extra} /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>`,
+        streamObject(line(72, 100, 'Text on a turned page') + line(72, 112, 'and its second line')),
+        '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
+      ]);
+    const rotated = await parse('rotated.pdf', page('[0 0 612 792]', ' /Rotate 90'));
+    expect(rotated.text).toBe('Text on a turned page and its second line');
+    expect(rotated.pages?.[0]).toMatchObject({ width: 792, height: 612 });
+    const [x0, y0, x1, y1] = rotated.body[0]!.bbox!;
+    expect([x0, x1].every((x) => x >= 0 && x <= 792) && [y0, y1].every((y) => y >= 0 && y <= 612)).toBe(true);
+    const boxless = await parse('boxless.pdf', page('[0 0 0 0]', ''));
+    expect(boxless.text).toBe('Text on a turned page and its second line');
+  });
+
   describe('declared page counts', () => {
     const twoPages = (count: string): Buffer =>
       buildPdf([

@@ -6,6 +6,8 @@ import type { BBox } from '@readpack/reading-package';
  * in the block model's convention: PDF points, origin top-left, y down.
  */
 
+export type Direction = 'right' | 'down' | 'left' | 'up';
+
 /** One pdfjs text item, measured. */
 export interface TextRun {
   text: string;
@@ -14,8 +16,8 @@ export interface TextRun {
   size: number;
   bold: boolean;
   italic: boolean;
-  /** Written top to bottom (a vertical CJK font). */
-  vertical: boolean;
+  /** Which way its text reads on the displayed page: `down` for vertical CJK or text turned a quarter clockwise. */
+  direction: Direction;
 }
 
 /**

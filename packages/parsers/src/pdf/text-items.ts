@@ -1,5 +1,5 @@
 import type { BBox } from '@readpack/reading-package';
-import type { TextRun } from './layout-types.js';
+import type { Direction, TextRun } from './layout-types.js';
 
 /** The parts of a pdfjs `TextItem` the layout reads. */
 export interface RawTextItem {
@@ -50,7 +50,10 @@ export function textRuns(items: readonly RawTextItem[], fontOf: (fontName: strin
     const size = Math.hypot(c, d) || Math.hypot(a, b) || Math.abs(item.height);
     if (!Number.isFinite(size) || size <= 0 || ![e, f, item.width, item.height].every(Number.isFinite)) continue;
     let corners: [number, number][];
+    /** The way the text advances, in PDF user space. */
+    let advance: [number, number];
     if (vertical) {
+      advance = [0, -1];
       const w = Math.max(Math.abs(item.width), size);
       const top = f + size;
       const bottom = top - Math.max(Math.abs(item.height), size);
@@ -65,6 +68,7 @@ export function textRuns(items: readonly RawTextItem[], fontOf: (fontName: strin
       const [ux, uy] = [a / norm, b / norm];
       const upNorm = Math.hypot(c, d) || 1;
       const [vx, vy] = [c / upNorm, d / upNorm];
+      advance = [ux, uy];
       const w = item.width;
       const below = -0.2 * size;
       const above = 0.8 * size;
@@ -75,7 +79,10 @@ export function textRuns(items: readonly RawTextItem[], fontOf: (fontName: strin
         [e + ux * w + vx * above, f + uy * w + vy * above],
       ];
     }
-    runs.push({ text: item.str, bbox: boxOf(corners.map(([x, y]) => toPage(x, y))), size, bold: font.bold, italic: font.italic, vertical });
+    const [px, py] = toPage(e, f);
+    const [qx, qy] = toPage(e + advance[0] * size, f + advance[1] * size);
+    const direction = directionOf(qx - px, qy - py);
+    runs.push({ text: item.str, bbox: boxOf(corners.map(([x, y]) => toPage(x, y))), size, bold: font.bold, italic: font.italic, direction });
   }
   return runs;
 }
@@ -86,25 +93,45 @@ function boxOf(points: readonly [number, number][]): BBox {
   return [Math.min(...xs), Math.min(...ys), Math.max(...xs), Math.max(...ys)];
 }
 
-/**
- * Layout frame of a page written mostly top to bottom: rotated a quarter turn so that vertical
- * columns become lines running left to right and the rightmost column comes first. Every layout
- * step then works unchanged; `toPage` turns boxes back.
- */
-export function verticalFrame(pageWidth: number): { toFrame: (b: BBox) => BBox; toPage: (b: BBox) => BBox } {
-  return {
-    toFrame: (b) => [b[1], pageWidth - b[2], b[3], pageWidth - b[0]],
-    toPage: (b) => [pageWidth - b[3], b[0], pageWidth - b[1], b[2]],
-  };
+function directionOf(dx: number, dy: number): Direction {
+  if (Math.abs(dx) >= Math.abs(dy)) return dx >= 0 ? 'right' : 'left';
+  return dy > 0 ? 'down' : 'up';
 }
 
-/** Most characters of the page are in vertical runs. */
-export function isVerticalPage(runs: readonly TextRun[]): boolean {
-  let vertical = 0;
-  let horizontal = 0;
-  for (const run of runs) {
-    if (run.vertical) vertical += run.text.length;
-    else horizontal += run.text.length;
+/** A page's layout frame: boxes turned so that its main text reads left to right, lines going down. */
+export interface LayoutFrame {
+  toFrame: (b: BBox) => BBox;
+  toPage: (b: BBox) => BBox;
+  /** The frame's height in points (where running headers and footers are looked for). */
+  height: number;
+}
+
+/**
+ * The frame for text reading in `direction` on a page of the given size. Text going `down`
+ * (vertical CJK, or a page turned a quarter clockwise) has its columns from right to left: the
+ * frame turns it a quarter so they become lines from top to bottom. Every layout step then works
+ * unchanged, and `toPage` turns boxes back.
+ */
+export function layoutFrame(direction: Direction, width: number, height: number): LayoutFrame {
+  switch (direction) {
+    case 'right':
+      return { toFrame: (b) => b, toPage: (b) => b, height };
+    case 'down':
+      return { toFrame: (b) => [b[1], width - b[2], b[3], width - b[0]], toPage: (b) => [width - b[3], b[0], width - b[1], b[2]], height: width };
+    case 'up':
+      return { toFrame: (b) => [height - b[3], b[0], height - b[1], b[2]], toPage: (b) => [b[1], height - b[2], b[3], height - b[0]], height: width };
+    case 'left': {
+      const turn = (b: BBox): BBox => [width - b[2], height - b[3], width - b[0], height - b[1]];
+      return { toFrame: turn, toPage: turn, height };
+    }
   }
-  return vertical > horizontal;
+}
+
+/** The direction most of the page's characters read in. */
+export function mainDirection(runs: readonly TextRun[]): Direction {
+  const chars: Record<Direction, number> = { right: 0, down: 0, left: 0, up: 0 };
+  for (const run of runs) chars[run.direction] += run.text.length;
+  let best: Direction = 'right';
+  for (const d of ['down', 'left', 'up'] as const) if (chars[d] > chars[best]) best = d;
+  return best;
 }
