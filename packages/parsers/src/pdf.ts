@@ -90,11 +90,12 @@ export async function parsePdf(input: ParseInput, limits: Required<ParseOptions>
   });
   try {
     const doc = await task.promise;
+    const tooMany = (pages: number): DocumentError => new DocumentError('too_many_pages', `the PDF has ${pages} pages, more than the limit of ${limits.maxPages}`);
+    // A declared count over the limit fails before the page tree is walked to check it.
+    if (Number.isInteger(doc.numPages) && doc.numPages > limits.maxPages) throw tooMany(doc.numPages);
     const total = await checkedPageCount(doc.numPages, data);
     if (total === 0) throw new DocumentError('empty_document', 'the PDF has no pages');
-    if (total > limits.maxPages) {
-      throw new DocumentError('too_many_pages', `the PDF has ${total} pages, more than the limit of ${limits.maxPages}`);
-    }
+    if (total > limits.maxPages) throw tooMany(total);
     const images: EmbeddedImage[] = [];
     const pages: PageData[] = [];
     for (let index = 0; index < total; index += 1) pages.push(await readPage(doc, index, origin, images));
