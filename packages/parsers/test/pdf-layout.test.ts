@@ -169,6 +169,14 @@ describe('furniture', () => {
   });
 });
 
+describe('page numbers further from the edge', () => {
+  it('are furniture when they count with the pages, and diagram labels on a last row are not', () => {
+    const page = (n: number, last: LineFragment[]) => ({ height: 800, fragments: [frag(`Body text of page ${n} that is long enough`, 72, 300), ...last] });
+    const found = findFurniture([page(0, [frag('1', 300, 700)]), page(1, [frag('2', 300, 700)]), page(2, [frag('1', 200, 690), frag('2', 260, 690)])], 10);
+    expect(found.map((marks) => [...marks.keys()])).toEqual([[1], [1], []]);
+  });
+});
+
 describe('vertical text frame', () => {
   it('turns columns written top to bottom, right to left, into lines read in that order', () => {
     const frame = layoutFrame('down', 600, 800);
