@@ -122,6 +122,11 @@ describe('paragraphs', () => {
     ]);
   });
 
+  it('keeps the lines of a centred paragraph together', () => {
+    const paras = paragraphsOf([frag('A centred caption that runs over', 100, 100), frag('two lines here', 145, 112)], 12);
+    expect(texts(paras)).toEqual(['A centred caption that runs over two lines here']);
+  });
+
   it('keeps a list item and its indented continuation line together', () => {
     const paras = paragraphsOf([frag('• An item that wraps', 72, 100), frag('onto a second line', 84, 112), frag('• Another item', 72, 124)], 12);
     expect(paras.map((p) => [p.marker?.marker, p.text])).toEqual([

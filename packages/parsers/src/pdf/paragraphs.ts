@@ -109,7 +109,9 @@ function startsParagraph(para: Building, line: LineFragment, pitch: number | und
   if (marked) return true;
   if (para.markerX0 !== undefined) return line.bbox[0] < para.markerX0 + 0.5 * size;
   const bodyLeft = para.lines.length > 1 ? para.bodyLeft : prev.bbox[0];
-  if (line.bbox[0] > bodyLeft + 0.8 * size) return true;
+  // A shorter line centred under the previous one goes on a centred paragraph (a title, a caption).
+  const centred = Math.abs(line.bbox[0] + line.bbox[2] - prev.bbox[0] - prev.bbox[2]) < 1.6 * size && line.bbox[2] < prev.bbox[2];
+  if (line.bbox[0] > bodyLeft + 0.8 * size && !centred) return true;
   return para.lines.length >= 2 && prev.bbox[2] < right - 4 * size && /[.!?:。．」』]$/u.test(prev.text);
 }
 
