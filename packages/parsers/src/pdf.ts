@@ -1,81 +1,239 @@
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
-import { dirname, join, sep } from 'node:path';
+import { join, sep } from 'node:path';
 import { classifyPdfOpenError } from '@readpack/media';
-import { PDFParse, VerbosityLevel } from 'pdf-parse';
-import type { FlowBlock } from '@readpack/reading-package';
-import { parsedDocument } from './document.js';
-import { DocumentError, type ParseInput, type ParseOptions, type ParsedDocument } from './types.js';
+import type { BBox, FurnitureBlock, Origin } from '@readpack/reading-package';
+import type { PDFDocumentProxy, PDFPageProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
+import { parsedDocument, type PageFrame } from './document.js';
+import { cidOrdering } from './pdf/cid-orderings.js';
+import { findFurniture } from './pdf/furniture.js';
+import { roundBox } from './pdf/geometry.js';
+import { fillRuledTable, readPageGraphics } from './pdf/graphics.js';
+import type { LineFragment } from './pdf/layout-types.js';
+import { lineFragments } from './pdf/lines.js';
+import { outlineTargets } from './pdf/outline.js';
+import { checkedPageCount } from './pdf/page-count.js';
+import { layoutPage, type PlacedGraphic } from './pdf/page-layout.js';
+import { placeGraphics } from './pdf/place-graphics.js';
+import { flowBlocks } from './pdf/flow.js';
+import { fontFactsFromName, layoutFrame, mainDirection, textRuns, type FontFacts, type RawTextItem, type ToPage } from './pdf/text-items.js';
+import { DocumentError, type EmbeddedImage, type ParseInput, type ParseOptions, type ParsedDocument } from './types.js';
 import { libraryOrigin, packageDir } from './versions.js';
 
-interface PdfjsAssets {
-  cMapUrl: string;
-  standardFontDataUrl: string;
-}
+type Pdfjs = typeof import('pdfjs-dist/legacy/build/pdf.mjs');
 
-let assets: PdfjsAssets | undefined;
+let pdfjsPromise: Promise<Pdfjs> | undefined;
+
+/** Loaded on first use: importing pdfjs costs ~100 ms that other formats never need. */
+function loadPdfjs(): Promise<Pdfjs> {
+  pdfjsPromise ??= import('pdfjs-dist/legacy/build/pdf.mjs');
+  return pdfjsPromise;
+}
 
 /**
- * Filesystem folders (with a trailing separator, as pdfjs concatenates file names) of the CMaps
- * and standard fonts of the pdfjs-dist copy pdf-parse loads. Without the CMaps, CJK text in
- * predefined-CMap fonts extracts as empty strings, silently.
+ * Folders (with a trailing separator: pdfjs appends file names) of the installed pdfjs-dist's
+ * packed CMaps and standard fonts. Without the CMaps, text in fonts with a predefined CMap (CJK:
+ * `H`, `V`, `UniJIS-UCS2-H`, `GBK-EUC-H`…) extracts as nothing, silently.
  */
-function pdfjsAssets(): PdfjsAssets {
-  if (!assets) {
-    const fromPdfParse = createRequire(join(packageDir('pdf-parse'), 'package.json'));
-    const root = dirname(fromPdfParse.resolve('pdfjs-dist/package.json'));
-    assets = { cMapUrl: join(root, 'cmaps') + sep, standardFontDataUrl: join(root, 'standard_fonts') + sep };
-  }
-  return assets;
+function pdfjsAssets(): { cMapUrl: string; cMapPacked: true; standardFontDataUrl: string } {
+  const root = packageDir('pdfjs-dist');
+  // pdfjs reports a CMap it cannot load as nothing at all: a broken install must fail loudly.
+  if (!existsSync(join(root, 'cmaps', 'UniJIS-UCS2-H.bcmap'))) throw new Error(`pdfjs-dist at ${root} has no packed CMaps`);
+  return { cMapUrl: join(root, 'cmaps') + sep, cMapPacked: true, standardFontDataUrl: join(root, 'standard_fonts') + sep };
 }
 
-function tidyPage(text: string): string {
-  return text.replace(/[ \t]+$/gm, '').replace(/^\n+|\s+$/g, '');
-}
+/** Largest embedded image kept as a figure asset; larger ones stay figures without an asset. */
+const MAX_IMAGE_BYTES = 32 * 1024 * 1024;
+/** The largest page side PDF allows (14 400 units) with a generous UserUnit margin. */
+const MAX_PAGE_SIDE = 200_000;
 
-/** pdfjs errors by name (pdf-parse re-creates them as its own classes; some come raw from pdfjs). */
 function toDocumentError(err: unknown, passwordGiven: boolean): unknown {
   if (err instanceof DocumentError) return err;
   const failure = classifyPdfOpenError(err, passwordGiven);
   return failure ? new DocumentError(failure.code, failure.message, { cause: err }) : err;
 }
 
+/** What one page contributes before the document-wide steps (furniture, headings, lists). */
+interface PageData {
+  index: number;
+  /** Page size in points; undefined when the page declares a size that is no size. */
+  width?: number;
+  height?: number;
+  /** Height of the layout frame (the page's width for vertical or turned text): where the furniture bands are. */
+  frameHeight?: number;
+  toPageBox: (frameBox: BBox) => BBox;
+  topOf: (y: number) => number | undefined;
+  fragments: LineFragment[];
+  graphics: PlacedGraphic[];
+  cidOrderings: string[];
+}
+
 /**
- * Text-layer PDF extraction with pdf-parse 2 (pdfjs-dist). Every page is kept, also those without
- * a text layer (empty text, charCount 0): the OCR stage picks them up.
+ * Structured extraction of a PDF's text layer with pdfjs-dist: text items are measured, grouped
+ * into lines and paragraphs in reading order (XY-cut, so columns read one after the other),
+ * headings come from the outline and font statistics, lists from markers, running headers and
+ * footers go to furniture. Every page is kept, also those without a text layer (empty text,
+ * charCount 0): the OCR stage picks them up.
  */
 export async function parsePdf(input: ParseInput, limits: Required<ParseOptions>): Promise<ParsedDocument> {
   const data = await readFile(input.path);
   if (data.length === 0) throw new DocumentError('corrupt_document', 'the PDF file is empty (0 bytes)');
-  const origin = libraryOrigin('pdf-parse', 'text-layer');
-  const parser = new PDFParse({
-    // pdfjs may transfer (detach) the bytes it gets: hand it its own copy.
+  const origin = libraryOrigin('pdfjs-dist', 'text-layer');
+  const pdfjs = await loadPdfjs();
+  const task = pdfjs.getDocument({
+    // pdfjs transfers (detaches) the bytes it gets: it gets its own copy, the page-count check reads ours.
     data: new Uint8Array(data),
     ...(input.password !== undefined ? { password: input.password } : {}),
     ...pdfjsAssets(),
-    cMapPacked: true,
     isEvalSupported: false,
-    verbosity: VerbosityLevel.ERRORS,
+    verbosity: pdfjs.VerbosityLevel.ERRORS,
   });
   try {
-    const { total } = await parser.getInfo();
+    const doc = await task.promise;
+    const tooMany = (pages: number): DocumentError => new DocumentError('too_many_pages', `the PDF has ${pages} pages, more than the limit of ${limits.maxPages}`);
+    // A declared count over the limit fails before the page tree is walked to check it.
+    if (Number.isInteger(doc.numPages) && doc.numPages > limits.maxPages) throw tooMany(doc.numPages);
+    const total = await checkedPageCount(doc.numPages, data);
     if (total === 0) throw new DocumentError('empty_document', 'the PDF has no pages');
-    if (total > limits.maxPages) {
-      throw new DocumentError('too_many_pages', `the PDF has ${total} pages, more than the limit of ${limits.maxPages}`);
-    }
-    const result = await parser.getText({ pageJoiner: '' });
-    const pages = [...result.pages].sort((a, b) => a.num - b.num);
-    const body: FlowBlock[] = pages
-      .map((page) => ({ type: 'paragraph' as const, page: page.num - 1, text: tidyPage(page.text), origin }))
-      .filter((b) => b.text !== '');
-    return parsedDocument({ origin, body, pages: pages.map((p) => ({ index: p.num - 1 })) });
+    if (total > limits.maxPages) throw tooMany(total);
+    const images: EmbeddedImage[] = [];
+    const pages: PageData[] = [];
+    for (let index = 0; index < total; index += 1) pages.push(await readPage(doc, index, origin, images));
+    return await assemble(doc, pages, images, origin);
   } catch (err) {
     throw toDocumentError(err, input.password !== undefined && input.password !== '');
   } finally {
     try {
-      await parser.destroy();
+      await task.destroy();
     } catch {
       // Tear-down of an already failed or finished document: its outcome is decided above.
     }
   }
+}
+
+async function assemble(doc: PDFDocumentProxy, pages: PageData[], images: EmbeddedImage[], origin: Origin): Promise<ParsedDocument> {
+  const unit = fragmentBodySize(pages.flatMap((p) => p.fragments));
+  const furnitureIndexes = findFurniture(
+    pages.map((p) => ({ height: p.frameHeight ?? Infinity, fragments: p.fragments })),
+    unit,
+  );
+  const furniture: FurnitureBlock[] = [];
+  const units = pages.map((page, i) => {
+    const marks = furnitureIndexes[i]!;
+    const flow: LineFragment[] = [];
+    page.fragments.forEach((fragment, j) => {
+      const kind = marks.get(j);
+      if (kind) furniture.push({ type: kind, text: fragment.text, page: page.index, bbox: roundBox(page.toPageBox(fragment.bbox)), origin });
+      else flow.push(fragment);
+    });
+    return layoutPage({ page: page.index, fragments: flow, graphics: page.graphics, unit, toPage: page.toPageBox, origin });
+  });
+  const outline = await outlineTargets(doc, (page, y) => pages[page]?.topOf(y));
+  const body = flowBlocks(units, outline, origin);
+  const frames: PageFrame[] = pages.map((p) => ({ index: p.index, ...(p.width !== undefined && p.height !== undefined ? { width: p.width, height: p.height } : {}) }));
+  const parsed = parsedDocument({ origin, body, furniture, images, pages: frames });
+  parsed.pages?.forEach((page, i) => {
+    const orderings = pages[i]?.cidOrderings ?? [];
+    if (orderings.length > 0) page.cidOrderings = orderings;
+  });
+  return parsed;
+}
+
+/** The size most characters of the document have (the unit gutters and bands are measured in). */
+function fragmentBodySize(fragments: readonly LineFragment[]): number {
+  const chars = new Map<number, number>();
+  for (const f of fragments) chars.set(f.size, (chars.get(f.size) ?? 0) + f.text.length);
+  let body = 10;
+  let most = -1;
+  for (const [size, n] of chars) if (n > most) [body, most] = [size, n];
+  return body;
+}
+
+/** The font facts pdfjs has for a loaded font (after the page's operator list was built). */
+interface LoadedFont {
+  name?: unknown;
+  bold?: unknown;
+  italic?: unknown;
+  black?: unknown;
+  vertical?: unknown;
+}
+
+function loadedFont(page: PDFPageProxy, fontName: string): LoadedFont | undefined {
+  if (!page.commonObjs.has(fontName)) return undefined;
+  const font: unknown = page.commonObjs.get(fontName);
+  return typeof font === 'object' && font !== null ? (font as LoadedFont) : undefined;
+}
+
+const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+
+async function readPage(doc: PDFDocumentProxy, index: number, origin: Origin, images: EmbeddedImage[]): Promise<PageData> {
+  const page = await doc.getPage(index + 1);
+  try {
+    const viewport = page.getViewport({ scale: 1 });
+    const sane = [viewport.width, viewport.height].every((n) => Number.isFinite(n) && n > 0 && n <= MAX_PAGE_SIDE);
+    // A page whose declared box is no box: PDF y up is simply flipped, and the page gets no size.
+    const toPage: ToPage = sane ? (x, y) => viewport.convertToViewportPoint(x, y) as [number, number] : (x, y) => [x, -y];
+    const graphics = await readPageGraphics(page, index, { maxImageBytes: MAX_IMAGE_BYTES });
+    const content = await page.getTextContent();
+    // Font names (bold, italic, the CJK family) reach commonObjs only with an operator list, and
+    // fonts are shared by the document's pages: it is built only for pages with a font not seen yet.
+    const fontsUsed = new Set(content.items.flatMap((item) => ('fontName' in item ? [item.fontName] : [])));
+    if ([...fontsUsed].some((name) => !page.commonObjs.has(name))) await page.getOperatorList();
+    const styles = content.styles as Record<string, { vertical?: boolean } | undefined>;
+    const fonts = new Map<string, FontFacts>();
+    const fontOf = (fontName: string): FontFacts => {
+      let facts = fonts.get(fontName);
+      if (!facts) {
+        const font = loadedFont(page, fontName);
+        facts = fontFactsFromName(str(font?.name), {
+          bold: font?.bold === true,
+          italic: font?.italic === true,
+          black: font?.black === true,
+          vertical: font?.vertical === true || styles[fontName]?.vertical === true,
+        });
+        fonts.set(fontName, facts);
+      }
+      return facts;
+    };
+    const items = content.items.filter((item): item is RawTextItem & (typeof content.items)[number] => 'str' in item);
+    const placement = placeGraphics(graphics, textRuns(items, fontOf, toPage), index, origin, fillRuledTable);
+    images.push(...placement.images);
+    const { placed, runs } = placement;
+
+    const frame = sane ? layoutFrame(mainDirection(runs), viewport.width, viewport.height) : undefined;
+    const data: PageData = {
+      index,
+      toPageBox: frame ? frame.toPage : (b) => b,
+      topOf: (y) => (sane ? toPage(0, y)[1] : undefined),
+      fragments: lineFragments(frame ? runs.map((r) => ({ ...r, bbox: frame.toFrame(r.bbox) })) : runs),
+      graphics: frame ? placed.map((g) => ({ ...g, frameBox: frame.toFrame(g.frameBox) })) : placed,
+      cidOrderings: pageCidOrderings(items, (name) => loadedFont(page, name)),
+    };
+    if (frame) {
+      data.width = viewport.width;
+      data.height = viewport.height;
+      data.frameHeight = frame.height;
+    }
+    return data;
+  } finally {
+    page.cleanup();
+  }
+}
+
+const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
+
+/**
+ * CID orderings of the fonts that drew CJK text on the page, sorted. (pdfjs exports a font's
+ * CMap only with `fontExtraProperties`, which doubles the cost of every page: the font's name and
+ * its text tell the ordering instead.)
+ */
+function pageCidOrderings(items: readonly RawTextItem[], fontOf: (name: string) => LoadedFont | undefined): string[] {
+  const textByFont = new Map<string, string>();
+  for (const item of items) if (CJK.test(item.str)) textByFont.set(item.fontName, (textByFont.get(item.fontName) ?? '') + item.str);
+  const orderings = new Set<string>();
+  for (const [name, text] of textByFont) {
+    const ordering = cidOrdering(undefined, str(fontOf(name)?.name), text);
+    if (ordering) orderings.add(ordering);
+  }
+  return [...orderings].sort();
 }

@@ -51,7 +51,7 @@ describe('corpus: every MANIFEST snippet is found', () => {
       'contains every snippet, on its page',
       async () => {
         const doc = await parse(entry, passwordOf(entry));
-        expect(doc.origin).toMatchObject({ parser: 'pdf-parse', engine: 'text-layer' });
+        expect(doc.origin).toMatchObject({ parser: 'pdfjs-dist', engine: 'text-layer' });
         const pages = doc.pages ?? [];
         if (typeof entry.page_count === 'number') expect(pages).toHaveLength(entry.page_count);
         pages.forEach((page, i) => expect(page.index).toBe(i));

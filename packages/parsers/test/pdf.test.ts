@@ -29,9 +29,9 @@ describe('PDF', () => {
     expect(doc.tables).toEqual([]);
   });
 
-  it('reads the version of pdf-parse from its package.json', async () => {
+  it('reads the version of pdfjs-dist from its package.json', async () => {
     const doc = await pdf('pdflatex-image.pdf');
-    const installed = JSON.parse(await readFile(new URL('../../../node_modules/pdf-parse/package.json', import.meta.url), 'utf8')) as {
+    const installed = JSON.parse(await readFile(new URL('../../../node_modules/pdfjs-dist/package.json', import.meta.url), 'utf8')) as {
       version: string;
     };
     expect(doc.origin.version).toBe(installed.version);
@@ -42,6 +42,11 @@ describe('PDF', () => {
     const doc = await pdf('jo.pdf');
     expect(doc.pages?.[0]?.charCount).toBeGreaterThan(100);
     expect(containsSnippet(doc.text, 'わたくしといふ現象は')).toBe(true);
+    // Vertical writing: columns top to bottom, from the right; the upper tier before the lower one.
+    const order = ['序', 'わたくしといふ現象は', '假定された有機交流電燈の', 'ひとつの青い照明です', 'けれどもこれら新世代沖積世の', '大正十三年一月廿日'];
+    const at = order.map((s) => doc.text.indexOf(s));
+    expect(at.every((p, i) => p >= 0 && (i === 0 || p > at[i - 1]!))).toBe(true);
+    expect(doc.pages?.[0]?.cidOrderings).toEqual(['Japan1']);
   });
 
   it.each(['epson.pdf', 'MEDRPT-2024-PAT-3847_medical_report_scan.pdf'])(

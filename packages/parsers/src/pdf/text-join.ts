@@ -1,0 +1,35 @@
+/** Scripts written without spaces between words: lines and runs of them join with nothing. */
+const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u3000-\u303f\uff00-\uffef\ufe10-\ufe1f\ufe30-\ufe4f]/u;
+
+export function isUnspacedScript(char: string | undefined): boolean {
+  return char !== undefined && UNSPACED.test(char);
+}
+
+function lastChar(text: string): string | undefined {
+  const chars = Array.from(text);
+  return chars[chars.length - 1];
+}
+
+/** Two pieces of one line: a space between them unless one already has it or both are CJK. */
+export function joinWithSpace(left: string, right: string): string {
+  if (left === '' || right === '' || /\s$/u.test(left) || /^\s/u.test(right)) return left + right;
+  if (isUnspacedScript(lastChar(left)) && isUnspacedScript(Array.from(right)[0])) return left + right;
+  return `${left} ${right}`;
+}
+
+/**
+ * Joins a paragraph's next line to its text. A word broken after a hyphen at the line's end and
+ * going on in lower case (`infor-` / `mation`) is joined without the hyphen; a hyphen before an
+ * upper-case word or a digit (`Nord-` / `Süd`, `1990-` / `1995`) is a real one and stays, with
+ * no space. A soft hyphen (U+00AD) at the end always goes.
+ */
+export function joinLines(text: string, next: string): string {
+  const left = text.replace(/\s+$/u, '');
+  const right = next.replace(/^\s+/u, '');
+  if (left.endsWith('\u00ad')) return left.slice(0, -1) + right;
+  if (/\p{L}-$/u.test(left)) {
+    if (/^\p{Ll}/u.test(right)) return left.slice(0, -1) + right;
+    if (/^[\p{Lu}\p{N}]/u.test(right)) return left + right;
+  }
+  return joinWithSpace(left, right);
+}
