@@ -91,5 +91,5 @@ describe('every corpus document', () => {
     const manifest = fromExtraction({ jobId: 'job_schemacheck000000000', tenant: 'default', source, options: { engine: 'local', ocrLang: 'eng' } }, extraction);
     assertValidPackage(manifest);
     expect(manifest.markdown.length).toBeGreaterThan(0);
-  });
+  }, 120_000);
 });

@@ -5,7 +5,7 @@ export interface PdfOpenFailure {
 }
 
 /**
- * Reads what pdfjs threw while opening a PDF (directly, or under pdf-parse), by the exception's
+ * Reads what pdfjs threw while opening a PDF (as pdfjs-dist raises it), by the exception's
  * name: the classes are not exported from pdfjs's legacy build. Undefined for anything else,
  * which the caller passes on unchanged. Text extraction and page rendering both open PDFs with
  * pdfjs and must call the same file the same thing.

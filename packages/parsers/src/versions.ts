@@ -15,7 +15,7 @@ function readVersion(packageJsonPath: string): string {
 
 /**
  * Folder of an installed package, found the way Node resolves it (`node_modules` lookup from this
- * file). Works for packages whose `exports` map hides `./package.json` (pdf-parse, @e965/xlsx).
+ * file). Works for packages whose `exports` map hides `./package.json` (@e965/xlsx, for one).
  */
 export function packageDir(name: string): string {
   for (const dir of require.resolve.paths(name) ?? []) {
