@@ -14,13 +14,23 @@ function startsWith(data: Uint8Array, signature: number[]): boolean {
  * otherwise read arbitrary bytes as CSV, and a password-protected Office file (an OLE2 container
  * holding the encrypted package) deserves `encrypted_document` rather than `corrupt_document`.
  */
-export function assertOfficeOpenXml(data: Uint8Array, what: 'DOCX' | 'XLSX'): void {
+export function assertOfficeOpenXml(data: Uint8Array, what: 'DOCX' | 'XLSX' | 'ODS'): void {
   if (startsWith(data, ZIP)) return;
   if (startsWith(data, OLE2) && Buffer.from(data.buffer, data.byteOffset, data.byteLength).includes(ENCRYPTION_INFO)) {
     throw new DocumentError('encrypted_document', `the ${what} file is password-protected (encrypted Office package)`);
   }
   if (data.length === 0) throw new DocumentError('corrupt_document', `the ${what} file is empty (0 bytes)`);
   throw new DocumentError('corrupt_document', `not a valid ${what} file: it is not a ZIP package`);
+}
+
+/**
+ * XLS and DOC are OLE2 compound files. Checked before SheetJS or word-extractor sees the bytes, for
+ * the same reason as above: a clear `corrupt_document` instead of a library reading anything.
+ */
+export function assertOle2(data: Uint8Array, what: 'XLS' | 'DOC'): void {
+  if (startsWith(data, OLE2)) return;
+  if (data.length === 0) throw new DocumentError('corrupt_document', `the ${what} file is empty (0 bytes)`);
+  throw new DocumentError('corrupt_document', `not a valid ${what} file: it is not an OLE2 compound file`);
 }
 
 export function errorMessage(err: unknown): string {
