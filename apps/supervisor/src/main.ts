@@ -1,13 +1,13 @@
-import { existsSync } from 'node:fs';
+import { accessSync, constants, existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ConfigError, STAGES, loadConfig, type Config } from '@readpack/config';
+import { ConfigError, STAGES, loadConfig, type Config, type Stage } from '@readpack/config';
 import { createLogger } from '@readpack/logging';
 import { acquirePidLock } from './pid-lock.js';
 import { ProcessSupervisor } from './process-supervisor.js';
 import { ensureRedisServer, findFreePort, privateRedisSpec, stopStaleRedis, waitForRedis } from './redis-server.js';
-import { aptInstallCommand, ensureSystemPackages, hasLanguageData, packagesOf, redisServerRequirement, runtimeRequirements } from './system-packages.js';
+import { aptInstallCommand, ensureSystemPackages, findExecutable, hasLanguageData, LIBREOFFICE_PACKAGES, packagesOf, redisServerRequirement, runtimeRequirements } from './system-packages.js';
 
 /**
  * `npm start`: everything on one machine, the way PM2 would run it, without PM2 — a private
@@ -109,6 +109,33 @@ async function ensureSystemDependencies(): Promise<void> {
   }
 }
 
+/**
+ * Convert consumers to start: CONVERT_CONSUMERS when given, else 1 when LibreOffice is installed
+ * and 0 when not. Never installs LibreOffice (hundreds of MB): without it, says once that
+ * conversion is off and how to turn it on. A consumer without soffice would fail at boot and be
+ * restarted in a loop, so an explicit count is cut to 0 as well, loudly.
+ */
+function convertConsumers(): number {
+  const configured = config.convert.sofficePath;
+  const present = configured ? isExecutable(configured) : findExecutable('soffice') !== undefined;
+  const wanted = config.stages.convert.consumers;
+  if (present) return wanted;
+  const install = aptInstallCommand(LIBREOFFICE_PACKAGES, process.getuid?.() === 0);
+  const message = 'conversion is off: LibreOffice (soffice) is not installed, so PPT, RTF, ODT, ODP and EPUB uploads answer 415 converter_unavailable (DOC files word-extractor cannot read fail). Install it, then restart';
+  if (config.convert.consumersExplicit && wanted > 0) logger.warn(`${message} (CONVERT_CONSUMERS=${wanted} ignored)`, { install, sofficePath: config.convert.sofficePath });
+  else logger.info(message, { install });
+  return 0;
+}
+
+function isExecutable(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false; // missing or not executable: the same answer for our purpose
+  }
+}
+
 async function startPrivateRedis(env: NodeJS.ProcessEnv): Promise<string | undefined> {
   const ensured = await ensureRedisServer({ log: (line) => logger.info(line), signal: shutdownRequested.signal });
   if (shutdownRequested.signal.aborted) return undefined;
@@ -172,8 +199,9 @@ async function main(): Promise<void> {
   if (shutdownRequested.signal.aborted) return;
 
   supervisor.start({ name: 'api', command: process.execPath, args: [API_CLUSTER], env, ipc: true });
+  const consumers = Object.fromEntries(STAGES.map((stage) => [stage, stage === 'convert' ? convertConsumers() : config.stages[stage].consumers])) as Record<Stage, number>;
   for (const stage of STAGES) {
-    for (let i = 1; i <= config.stages[stage].consumers; i += 1) {
+    for (let i = 1; i <= consumers[stage]; i += 1) {
       supervisor.start({
         name: `${stage}-${i}`,
         command: process.execPath,
@@ -186,7 +214,7 @@ async function main(): Promise<void> {
   logger.info('supervising', {
     redis: config.redis.explicit ? 'external' : 'private',
     apiInstances: config.http.apiInstances,
-    consumers: Object.fromEntries(STAGES.map((stage) => [stage, config.stages[stage].consumers])),
+    consumers,
   });
 }
 

@@ -3,6 +3,7 @@ export {
   PIPELINE_VERSION,
   bullPrefix,
   stageJobId,
+  RENDITION_PART,
   deadLetterQueueName,
   leaseSettings,
   type LeaseSettings,
@@ -13,3 +14,4 @@ export { MAINTENANCE_QUEUE, MAINTENANCE_TASKS, maintenancePayload, maintenanceJo
 export type { QueueDefinition } from './definition.js';
 export { QueueProducer, jobOptionOverrides, type FlowChild } from './producer.js';
 export * from './payloads.js';
+export { CONVERTER_REFRESH_MS, CONVERTER_TTL_SECONDS, converterKey, publishConverter, readConverter, type ConverterInfo } from './converter.js';
