@@ -29,7 +29,7 @@ export interface StageServices {
   /** The convert stage's converter; its consumer publishes availability in Redis while it runs. */
   libreoffice?: LibreOffice;
   /** Whether some convert consumer is running (packages/queues/src/converter.ts), read from Redis. */
-  converterAvailable(): Promise<boolean>;
+  converterAvailable?(): Promise<boolean>;
 }
 
 export interface StageContext extends StageServices {

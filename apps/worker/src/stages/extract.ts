@@ -48,7 +48,7 @@ export const extractStage: StageHandler<'extract'> = {
             : await extractLocally(document.sha256, document.mediaType, pdfPassword(ctx.secrets, payload.secrets?.password, payload.jobId), ctx, payload.rendition);
     } catch (error) {
       // word-extractor reads most DOC files, not all (fast-saved, Word 6/95): LibreOffice reads the rest.
-      if (document.mediaType === 'application/msword' && classify(error).code === 'corrupt_document' && (await ctx.converterAvailable())) {
+      if (document.mediaType === 'application/msword' && classify(error).code === 'corrupt_document' && (await ctx.converterAvailable?.()) === true) {
         logger.info('word-extractor cannot read the DOC file; converting it with LibreOffice', { error: error instanceof Error ? error.message : String(error) });
         await toConvert(payload, ctx, 'unreadable');
         return;
@@ -96,7 +96,7 @@ export const extractStage: StageHandler<'extract'> = {
  * PDF. Fails at once when no convert consumer runs: the job would otherwise wait for ever.
  */
 async function toConvert(payload: ExtractPayload, ctx: StageContext, reason: 'format' | 'unreadable'): Promise<void> {
-  if (!(await ctx.converterAvailable())) {
+  if ((await ctx.converterAvailable?.()) !== true) {
     throw new PermanentFailure('converter_unavailable', `Documents of type ${payload.source.mediaType} are read through LibreOffice, and no convert consumer is running.`);
   }
   await ctx.producer.add(
