@@ -1,7 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import * as XLSX from '@e965/xlsx';
 import type { FlowBlock, Origin, TableBlock, TableCell } from '@readpack/reading-package';
+import yauzl from 'yauzl';
 import { parsedDocument } from './document.js';
+import { decodeEntities } from './html.js';
 import { assertTableSize } from './limits.js';
 import { assertOfficeOpenXml, assertOle2, errorMessage } from './ooxml.js';
 import { DocumentError, type ParseInput, type ParseOptions, type ParsedDocument } from './types.js';
@@ -160,6 +162,51 @@ function regionTable(cells: SheetCells, rect: Rect, origin: Origin): TableBlock 
   return { type: 'table', rows: rect.r1 - rect.r0 + 1, columns: rect.c1 - rect.c0 + 1, headerRows, cells: out, origin };
 }
 
+/** `<style:style>` elements, `<table:table>` start tags, and one attribute of a tag. */
+const STYLE = /<style:style\b([^>]*?)(\/)?>/g;
+const TABLE_TAG = /<table:table\b([^>]*)>/g;
+const attribute = (tag: string, name: string): string | undefined => new RegExp(`\\s${name}="([^"]*)"`).exec(tag)?.[1];
+
+/**
+ * Names of the hidden sheets of an ODS: SheetJS does not read a sheet's visibility from ODF,
+ * which keeps it in the table's automatic style (`<style:table-properties table:display="false">`).
+ * Read from content.xml after the zip guard passed it (bounded size, no DTD).
+ */
+async function odsHiddenSheets(buffer: Buffer): Promise<Set<string>> {
+  const content = await readZipEntry(buffer, 'content.xml');
+  const hidden = new Set<string>();
+  if (content === undefined) return hidden;
+  const hiddenStyles = new Set<string>();
+  for (const m of content.matchAll(STYLE)) {
+    const name = attribute(m[1] ?? '', 'style:name');
+    if (!name || m[2] === '/' || attribute(m[1] ?? '', 'style:family') !== 'table') continue;
+    const start = m.index + m[0].length;
+    const end = content.indexOf('</style:style>', start);
+    if (/\stable:display="false"/.test(content.slice(start, end < 0 ? start : end))) hiddenStyles.add(name);
+  }
+  for (const m of content.matchAll(TABLE_TAG)) {
+    const style = attribute(m[1] ?? '', 'table:style-name');
+    const name = attribute(m[1] ?? '', 'table:name');
+    if (style && name && hiddenStyles.has(style)) hidden.add(decodeEntities(name));
+  }
+  return hidden;
+}
+
+async function readZipEntry(buffer: Buffer, fileName: string): Promise<string | undefined> {
+  const zip = await yauzl.fromBufferPromise(buffer, { autoClose: false, strictFileNames: false });
+  try {
+    for await (const entry of zip.eachEntry()) {
+      if (entry.fileName !== fileName) continue;
+      const chunks: Buffer[] = [];
+      for await (const chunk of (await zip.openReadStreamPromise(entry)) as AsyncIterable<Buffer>) chunks.push(chunk);
+      return Buffer.concat(chunks).toString('utf8');
+    }
+    return undefined;
+  } finally {
+    zip.close();
+  }
+}
+
 function assertContainer(buffer: Buffer, format: SpreadsheetFormat): void {
   if (format === 'XLS') assertOle2(buffer, 'XLS');
   else assertOfficeOpenXml(buffer, format);
@@ -194,12 +241,13 @@ export async function parseSpreadsheet(input: ParseInput, format: SpreadsheetFor
     throw new DocumentError('corrupt_document', `not a readable ${format} file: ${errorMessage(err)}`, { cause: err });
   }
   if (workbook.SheetNames.length === 0) throw new DocumentError('empty_document', 'the workbook has no sheets');
+  const odsHidden = format === 'ODS' ? await odsHiddenSheets(buffer) : new Set<string>();
 
   const body: FlowBlock[] = [];
   for (const [index, name] of workbook.SheetNames.entries()) {
     const sheet = workbook.Sheets[name];
     // Hidden: 1 = hidden, 2 = "very hidden" (only VBA can show it); both are hidden to a reader.
-    const hidden = (workbook.Workbook?.Sheets?.[index]?.Hidden ?? 0) > 0;
+    const hidden = (workbook.Workbook?.Sheets?.[index]?.Hidden ?? 0) > 0 || odsHidden.has(name);
     // SheetJS keeps the declared size in `!fullref` when `sheetRows` cut the sheet short: refuse
     // rather than silently drop the rows past the limit.
     const declared = sheet?.['!fullref'];

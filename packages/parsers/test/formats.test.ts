@@ -3,6 +3,8 @@ import * as XLSX from '@e965/xlsx';
 import type { FlowBlock, TableBlock } from '@readpack/reading-package';
 import { parseDocument } from '../src/index.js';
 import { rejectionCode, scratchDir } from './helpers.js';
+import { BILLION_LAUGHS, buildZip } from './zip-builder.js';
+import { removeTestProfile, sofficeConvert } from './libreoffice.js';
 
 const TYPES = {
   xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
@@ -61,6 +63,7 @@ describe('spreadsheets (XLSX, XLS, ODS through one SheetJS path)', () => {
   });
   afterAll(async () => {
     await scratch.cleanup();
+    await removeTestProfile();
   });
 
   for (const bookType of ['xlsx', 'biff8', 'ods'] as const) {
@@ -90,6 +93,15 @@ describe('spreadsheets (XLSX, XLS, ODS through one SheetJS path)', () => {
     });
   }
 
+  it('ods written by LibreOffice: hidden sheets marked (read from the table style, which SheetJS skips)', async () => {
+    const xlsx = XLSX.write(sampleWorkbook(), { type: 'buffer', bookType: 'xlsx' }) as Uint8Array;
+    const path = await scratch.file('lo.ods', await sofficeConvert('book.xlsx', xlsx, 'ods'));
+    const doc = await parseDocument({ path, mediaType: TYPES.ods });
+    const all = tables(doc.body);
+    expect(all.filter((t) => t.hidden).map((t) => t.name)).toEqual(['Hidden']);
+    expect(all.find((t) => t.name === 'Sales')!.cells[0]).toMatchObject({ text: 'Quarterly sales', colSpan: 3 });
+  }, 120_000);
+
   it('marks the first row as header when it is text over a numeric column', async () => {
     const book = XLSX.utils.book_new();
     XLSX.utils.book_append_sheet(book, XLSX.utils.aoa_to_sheet([['Item', 'Qty'], ['Apple', 3], ['Pear', 4]]), 'T');
@@ -104,6 +116,15 @@ describe('spreadsheets (XLSX, XLS, ODS through one SheetJS path)', () => {
     const path = await scratch.file('fake.xls', 'a,b\n1,2\n');
     expect(await rejectionCode(parseDocument({ path, mediaType: TYPES.xls }))).toBe('corrupt_document');
     expect(await rejectionCode(parseDocument({ path, mediaType: TYPES.ods }))).toBe('corrupt_document');
+  });
+
+  it('ODS passes the zip-bomb and DTD guard before SheetJS sees it', async () => {
+    const ods = (content: string, extra: { name: string; data: string }[] = []) =>
+      buildZip([{ name: 'mimetype', data: TYPES.ods, method: 0 }, { name: 'content.xml', data: content }, ...extra]);
+    const laughs = await scratch.file('laughs.ods', ods(`<?xml version="1.0"?>${BILLION_LAUGHS}<office:document-content>&lol9;</office:document-content>`));
+    expect(await rejectionCode(parseDocument({ path: laughs, mediaType: TYPES.ods }))).toBe('unsupported_content');
+    const bomb = await scratch.file('bomb.ods', ods('<x/>', [{ name: 'Thumbnails/zeros.xml', data: '0'.repeat(8 * 1024 * 1024) }]));
+    expect(await rejectionCode(parseDocument({ path: bomb, mediaType: TYPES.ods }))).toBe('archive_too_large');
   });
 
   it('applies the row limit to XLS and ODS too', async () => {
