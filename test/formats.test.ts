@@ -37,6 +37,7 @@ beforeAll(async () => {
   sources['report.odt'] = odt;
   sources['report.rtf'] = await sofficeConvert('report.odt', odt, 'rtf');
   sources['deck.ppt'] = await sofficeConvert('deck.fodp', flatOdp(), 'ppt');
+  sources['report.epub'] = await sofficeConvert('report.fodt', flatOdt(), 'epub');
   const book = XLSX.utils.book_new();
   const sheet = XLSX.utils.aoa_to_sheet([['Quarterly', null], ['Region', 'Revenue'], ['North', 1200], ['South', 800]]);
   sheet['!merges'] = [{ s: { r: 0, c: 0 }, e: { r: 0, c: 1 } }];
@@ -105,6 +106,16 @@ describe('converted with LibreOffice, then read as PDF', () => {
     expect(final.status).toBe('failed');
     expect(final.error?.code).toBe('conversion_failed');
   }, 180_000);
+});
+
+describe('EPUB through the pipeline (read natively: LibreOffice has no EPUB import)', () => {
+  it('report.epub reaches done with its text and its table', async () => {
+    const { manifest } = await parse('report.epub');
+    expect(manifest.origin.parser).toBe('readpack-epub');
+    expect(squash(manifest.text)).toContain('The first paragraph of the annual report.');
+    const table = manifest.body.find((b): b is TableBlock => b.type === 'table')!;
+    expect(table.cells.map((c) => c.text)).toEqual(['Region', 'Revenue', 'North', '1200', 'South', '800']);
+  }, 120_000);
 });
 
 describe('spreadsheets through the pipeline', () => {

@@ -121,7 +121,7 @@ function convertConsumers(): number {
   const wanted = config.stages.convert.consumers;
   if (present) return wanted;
   const install = aptInstallCommand(LIBREOFFICE_PACKAGES, process.getuid?.() === 0);
-  const message = 'conversion is off: LibreOffice (soffice) is not installed, so PPT, RTF, ODT, ODP and EPUB uploads answer 415 converter_unavailable (DOC files word-extractor cannot read fail). Install it, then restart';
+  const message = 'conversion is off: LibreOffice (soffice) is not installed, so PPT, RTF, ODT and ODP uploads answer 415 converter_unavailable (DOC files word-extractor cannot read fail). Install it, then restart';
   if (config.convert.consumersExplicit && wanted > 0) logger.warn(`${message} (CONVERT_CONSUMERS=${wanted} ignored)`, { install, sofficePath: config.convert.sofficePath });
   else logger.info(message, { install });
   return 0;

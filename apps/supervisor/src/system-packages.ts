@@ -150,7 +150,7 @@ export function cjkFontRequirement(purpose: string, present: () => boolean = () 
 export const LIBREOFFICE_PACKAGES = ['libreoffice-core-nogui', 'libreoffice-writer-nogui', 'libreoffice-calc-nogui', 'libreoffice-impress-nogui'];
 
 export function libreOfficeRequirement(find: (name: string) => string | undefined = (name) => findExecutable(name)): SystemRequirement {
-  return { packages: LIBREOFFICE_PACKAGES, present: () => find('soffice') !== undefined, purpose: 'LibreOffice for the convert stage (PPT, RTF, ODT, ODP, EPUB → PDF)' };
+  return { packages: LIBREOFFICE_PACKAGES, present: () => find('soffice') !== undefined, purpose: 'LibreOffice for the convert stage (PPT, RTF, ODT, ODP → PDF)' };
 }
 
 /**

@@ -46,7 +46,7 @@ export const VARIABLES = [
   { name: 'OCR_CONSUMERS', schema: int(0, 64).default(1), description: '`npm start`: OCR consumer processes.' },
   { name: 'MINERU_CONSUMERS', schema: int(0, 64).default(1), description: '`npm start`: mineru consumer processes.' },
   { name: 'CONVERT_CONCURRENCY', schema: int(1, 1).default(1), description: 'Fixed at 1: a convert consumer runs one LibreOffice at a time in its own profile (packages/queues/src/stages/convert.config.ts). Scale with CONVERT_CONSUMERS.' },
-  { name: 'CONVERT_CONSUMERS', schema: int(0, 64).optional(), description: '`npm start`: convert consumer processes (LibreOffice → PDF for PPT, RTF, ODT, ODP, EPUB and unreadable DOC). Unset: 1 when LibreOffice (`soffice`) is installed, else 0 and those uploads answer 415 `converter_unavailable`.' },
+  { name: 'CONVERT_CONSUMERS', schema: int(0, 64).optional(), description: '`npm start`: convert consumer processes (LibreOffice → PDF for PPT, RTF, ODT, ODP and DOC files word-extractor cannot read). Unset: 1 when LibreOffice (`soffice`) is installed, else 0 and those uploads answer 415 `converter_unavailable`.' },
   { name: 'CONVERT_TIMEOUT_MS', schema: int(5_000, 3_600_000).default(120_000), description: 'A LibreOffice conversion running longer is killed (its whole process group) and the job fails with `conversion_timeout`.' },
   { name: 'SOFFICE_PATH', schema: z.string().min(1).optional(), description: 'The LibreOffice binary. Unset: `soffice` on PATH or in /usr/bin, /usr/local/bin.' },
   { name: 'RENDER_DPI', schema: int(72, 600).default(300), description: 'Resolution pages are rendered at for OCR.' },

@@ -9,10 +9,12 @@ import type { FileHandle } from 'node:fs/promises';
 
 /** Media types of the formats this module adds, and how each is read. */
 export const LEGACY_MEDIA_TYPES = {
-  // Read by our own parsers: SheetJS (XLS, ODS), word-extractor (DOC), the HTML reader.
+  // Read by our own parsers: SheetJS (XLS, ODS), word-extractor (DOC), the HTML reader (HTML, EPUB).
   'application/vnd.ms-excel': 'spreadsheet',
   'application/vnd.oasis.opendocument.spreadsheet': 'spreadsheet',
   'application/msword': 'doc',
+  // LibreOffice has no EPUB import filter: its XHTML is read by our HTML reader.
+  'application/epub+zip': 'epub',
   'text/html': 'text',
   'text/tab-separated-values': 'text',
   // Converted to PDF by LibreOffice (the convert stage), then read as a PDF.
@@ -20,7 +22,6 @@ export const LEGACY_MEDIA_TYPES = {
   'application/rtf': 'convert',
   'application/vnd.oasis.opendocument.text': 'convert',
   'application/vnd.oasis.opendocument.presentation': 'convert',
-  'application/epub+zip': 'convert',
 } as const;
 
 /** What file-type answers for every OLE2 compound file, whatever it holds. */

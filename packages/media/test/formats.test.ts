@@ -33,13 +33,15 @@ describe('legacy and open formats, sniffed from their bytes', () => {
     expect(await sniffMediaType(await file('p.bin', ppt), 'p.doc')).toEqual({ supported: true, mediaType: 'application/vnd.ms-powerpoint', kind: 'convert' });
   }, 120_000);
 
-  it('ODS is parsed, ODT/ODP/RTF are converted', async () => {
+  it('ODS and EPUB are parsed, ODT/RTF are converted', async () => {
     const book = XLSX.utils.book_new();
     XLSX.utils.book_append_sheet(book, XLSX.utils.aoa_to_sheet([['a']]), 'S');
     const ods = XLSX.write(book, { type: 'buffer', bookType: 'ods' }) as Uint8Array;
     expect(await sniffMediaType(await file('s.ods', ods), 's.ods')).toMatchObject({ mediaType: 'application/vnd.oasis.opendocument.spreadsheet', kind: 'spreadsheet' });
     const odt = await sofficeConvert('r.fodt', flatOdt(), 'odt');
     expect(await sniffMediaType(await file('r.odt', odt), 'r.odt')).toMatchObject({ mediaType: 'application/vnd.oasis.opendocument.text', kind: 'convert' });
+    const epub = await sofficeConvert('r.fodt', flatOdt(), 'epub');
+    expect(await sniffMediaType(await file('r.epub', epub), 'r.zip')).toMatchObject({ mediaType: 'application/epub+zip', kind: 'epub' });
     expect(await sniffMediaType(await file('r.rtf', '{\\rtf1\\ansi Hello}'), 'r.txt')).toMatchObject({ mediaType: 'application/rtf', kind: 'convert' });
   }, 120_000);
 

@@ -3,6 +3,7 @@ import { resolveLimits } from './limits.js';
 import { parsePdf } from './pdf.js';
 import { parseText, TEXT_MEDIA_TYPES } from './text.js';
 import { DOC_MEDIA_TYPE, parseDoc } from './doc.js';
+import { EPUB_MEDIA_TYPE, parseEpub } from './epub.js';
 import { DocumentError, type ParseInput, type ParseOptions, type ParsedDocument } from './types.js';
 import { parseSpreadsheet, parseXlsx } from './xlsx.js';
 
@@ -19,7 +20,7 @@ export const XLSX_MEDIA_TYPE = 'application/vnd.openxmlformats-officedocument.sp
 export const PDF_MEDIA_TYPE = 'application/pdf';
 export const XLS_MEDIA_TYPE = 'application/vnd.ms-excel';
 export const ODS_MEDIA_TYPE = 'application/vnd.oasis.opendocument.spreadsheet';
-export { DOC_MEDIA_TYPE };
+export { DOC_MEDIA_TYPE, EPUB_MEDIA_TYPE };
 
 /** Media types `parseDocument` accepts (compared without parameters, case-insensitively). */
 export const SUPPORTED_MEDIA_TYPES: readonly string[] = Object.freeze([
@@ -29,6 +30,7 @@ export const SUPPORTED_MEDIA_TYPES: readonly string[] = Object.freeze([
   XLS_MEDIA_TYPE,
   ODS_MEDIA_TYPE,
   DOC_MEDIA_TYPE,
+  EPUB_MEDIA_TYPE,
   ...TEXT_MEDIA_TYPES,
 ]);
 
@@ -61,6 +63,8 @@ export async function parseDocument(input: ParseInput, options: ParseOptions = {
       return parseSpreadsheet(input, 'ODS', limits);
     case DOC_MEDIA_TYPE:
       return parseDoc(input);
+    case EPUB_MEDIA_TYPE:
+      return parseEpub(input, limits);
     case 'text/plain':
     case 'text/markdown':
     case 'text/csv':

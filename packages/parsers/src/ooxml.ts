@@ -14,7 +14,7 @@ function startsWith(data: Uint8Array, signature: number[]): boolean {
  * otherwise read arbitrary bytes as CSV, and a password-protected Office file (an OLE2 container
  * holding the encrypted package) deserves `encrypted_document` rather than `corrupt_document`.
  */
-export function assertOfficeOpenXml(data: Uint8Array, what: 'DOCX' | 'XLSX' | 'ODS'): void {
+export function assertOfficeOpenXml(data: Uint8Array, what: 'DOCX' | 'XLSX' | 'ODS' | 'EPUB'): void {
   if (startsWith(data, ZIP)) return;
   if (startsWith(data, OLE2) && Buffer.from(data.buffer, data.byteOffset, data.byteLength).includes(ENCRYPTION_INFO)) {
     throw new DocumentError('encrypted_document', `the ${what} file is password-protected (encrypted Office package)`);

@@ -1,7 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import * as XLSX from '@e965/xlsx';
 import type { FlowBlock, Origin, TableBlock, TableCell } from '@readpack/reading-package';
-import yauzl from 'yauzl';
 import { parsedDocument } from './document.js';
 import { decodeEntities } from './html.js';
 import { assertTableSize } from './limits.js';
@@ -9,6 +8,7 @@ import { assertOfficeOpenXml, assertOle2, errorMessage } from './ooxml.js';
 import { DocumentError, type ParseInput, type ParseOptions, type ParsedDocument } from './types.js';
 import { libraryOrigin } from './versions.js';
 import { assertSafeOfficeZip } from './zip-bomb-guard.js';
+import { readZipTexts } from './zip-entries.js';
 
 /** The three workbook containers SheetJS reads for us; each is checked before SheetJS sees the bytes. */
 export type SpreadsheetFormat = 'XLSX' | 'XLS' | 'ODS';
@@ -173,7 +173,7 @@ const attribute = (tag: string, name: string): string | undefined => new RegExp(
  * Read from content.xml after the zip guard passed it (bounded size, no DTD).
  */
 async function odsHiddenSheets(buffer: Buffer): Promise<Set<string>> {
-  const content = await readZipEntry(buffer, 'content.xml');
+  const content = (await readZipTexts(buffer, (name) => name === 'content.xml')).get('content.xml');
   const hidden = new Set<string>();
   if (content === undefined) return hidden;
   const hiddenStyles = new Set<string>();
@@ -190,21 +190,6 @@ async function odsHiddenSheets(buffer: Buffer): Promise<Set<string>> {
     if (style && name && hiddenStyles.has(style)) hidden.add(decodeEntities(name));
   }
   return hidden;
-}
-
-async function readZipEntry(buffer: Buffer, fileName: string): Promise<string | undefined> {
-  const zip = await yauzl.fromBufferPromise(buffer, { autoClose: false, strictFileNames: false });
-  try {
-    for await (const entry of zip.eachEntry()) {
-      if (entry.fileName !== fileName) continue;
-      const chunks: Buffer[] = [];
-      for await (const chunk of (await zip.openReadStreamPromise(entry)) as AsyncIterable<Buffer>) chunks.push(chunk);
-      return Buffer.concat(chunks).toString('utf8');
-    }
-    return undefined;
-  } finally {
-    zip.close();
-  }
 }
 
 function assertContainer(buffer: Buffer, format: SpreadsheetFormat): void {

@@ -27,7 +27,7 @@ type ZipLimits = Pick<Required<ParseOptions>, 'maxZipEntries' | 'maxZipUncompres
  * and refusing them leaves no entity expansion (billion laughs) or external entity for any XML
  * reader to act on.
  */
-export async function assertSafeOfficeZip(data: Buffer, what: 'DOCX' | 'XLSX' | 'ODS', limits: ZipLimits): Promise<void> {
+export async function assertSafeOfficeZip(data: Buffer, what: 'DOCX' | 'XLSX' | 'ODS' | 'EPUB', limits: ZipLimits): Promise<void> {
   let zip: yauzl.ZipFile;
   try {
     zip = await yauzl.fromBufferPromise(data, { autoClose: false, validateEntrySizes: true, strictFileNames: false });

@@ -4,7 +4,7 @@ import type { FlowBlock, TableBlock } from '@readpack/reading-package';
 import { parseDocument } from '../src/index.js';
 import { rejectionCode, scratchDir } from './helpers.js';
 import { BILLION_LAUGHS, buildZip } from './zip-builder.js';
-import { removeTestProfile, sofficeConvert } from './libreoffice.js';
+import { flatOdt, removeTestProfile, sofficeConvert } from './libreoffice.js';
 
 const TYPES = {
   xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
@@ -237,6 +237,44 @@ describe('text formats', () => {
     expect(doc.body[8]).toEqual({ type: 'figure', alt: 'pic', origin: doc.origin });
     expect(doc.text).not.toContain('not text');
     expect(doc.text).not.toContain('color');
+  });
+
+  it('EPUB: the spine in reading order through the HTML reader (headings, lists, tables); LibreOffice-written books too', async () => {
+    const chapter = (title: string, body: string) =>
+      `<?xml version="1.0" encoding="UTF-8"?><!DOCTYPE html><html xmlns="http://www.w3.org/1999/xhtml"><head><title>${title}</title></head><body>${body}</body></html>`;
+    const book = buildZip([
+      { name: 'mimetype', data: 'application/epub+zip', method: 0 },
+      { name: 'META-INF/container.xml', data: '<?xml version="1.0"?><container version="1.0" xmlns="urn:oasis:names:tc:opendocument:xmlns:container"><rootfiles><rootfile full-path="OEBPS/content.opf" media-type="application/oebps-package+xml"/></rootfiles></container>' },
+      {
+        name: 'OEBPS/content.opf',
+        data: `<?xml version="1.0"?><package xmlns="http://www.idpf.org/2007/opf" version="3.0"><manifest>
+          <item id="c2" href="text/chapter%202.xhtml" media-type="application/xhtml+xml"/>
+          <item id="c1" href="text/one.xhtml" media-type="application/xhtml+xml"/>
+          <item id="css" href="style.css" media-type="text/css"/></manifest>
+          <spine><itemref idref="c1"/><itemref idref="c2"/></spine></package>`,
+      },
+      { name: 'OEBPS/text/one.xhtml', data: chapter('One', '<h1>Chapter one</h1><p>It begins.</p><ul><li>first</li><li>second</li></ul>') },
+      { name: 'OEBPS/text/chapter 2.xhtml', data: chapter('Two', '<h2>Chapter two</h2><table><tr><th>k</th><th>v</th></tr><tr><td>a</td><td>1</td></tr></table>') },
+      { name: 'OEBPS/style.css', data: 'h1 { color: red }' },
+    ]);
+    const path = await scratch.file('book.epub', book);
+    const doc = await parseDocument({ path, mediaType: 'application/epub+zip' });
+    expect(doc.origin.parser).toBe('readpack-epub');
+    expect(doc.body.map((b) => b.type)).toEqual(['heading', 'paragraph', 'list', 'heading', 'table']);
+    expect(doc.body[0]).toMatchObject({ level: 1, text: 'Chapter one' });
+    expect(doc.body[3]).toMatchObject({ level: 2, text: 'Chapter two' });
+    expect(doc.body[4]).toMatchObject({ rows: 2, columns: 2, headerRows: 1 });
+
+    // LibreOffice writes EPUB headings as styled paragraphs: text and table survive, levels cannot.
+    const written = await scratch.file('report.epub', await sofficeConvert('report.fodt', flatOdt(), 'epub'));
+    const lo = await parseDocument({ path: written, mediaType: 'application/epub+zip' });
+    expect(tables(lo.body)[0]!.cells.map((c) => c.text)).toEqual(['Region', 'Revenue', 'North', '1200', 'South', '800']);
+    expect(lo.text).toContain('Closing words of the report.');
+  }, 120_000);
+
+  it('EPUB: a book without a package document is corrupt_document', async () => {
+    const path = await scratch.file('empty.epub', buildZip([{ name: 'mimetype', data: 'application/epub+zip', method: 0 }]));
+    expect(await rejectionCode(parseDocument({ path, mediaType: 'application/epub+zip' }))).toBe('corrupt_document');
   });
 
   it('plain text: paragraphs split on blank lines', async () => {

@@ -115,6 +115,7 @@ describe('dispatch', () => {
         'application/vnd.ms-excel',
         'application/vnd.oasis.opendocument.spreadsheet',
         'application/msword',
+        'application/epub+zip',
       ].sort(),
     );
   });

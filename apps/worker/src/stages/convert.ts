@@ -16,7 +16,6 @@ const EXTENSIONS: Record<string, string> = {
   'application/rtf': 'rtf',
   'application/vnd.oasis.opendocument.text': 'odt',
   'application/vnd.oasis.opendocument.presentation': 'odp',
-  'application/epub+zip': 'epub',
   'application/msword': 'doc',
 };
 

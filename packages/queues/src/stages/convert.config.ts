@@ -2,8 +2,7 @@ import { convertPayload } from '../payloads.js';
 import type { QueueDefinition } from '../definition.js';
 
 /**
- * convert: an upload LibreOffice reads (PPT, RTF, ODT, ODP, EPUB, a DOC word-extractor could not
- * read) → a PDF in the blob store, then the document's extract job on that PDF.
+ * convert: an upload LibreOffice reads (PPT, RTF, ODT, ODP, a DOC word-extractor could not read) → a PDF in the blob store, then the document's extract job on that PDF.
  *
  * - concurrency 1 per consumer, fixed (CONVERT_CONCURRENCY accepts only 1): each consumer process
  *   has one private LibreOffice profile (`-env:UserInstallation=file:///tmp/readpack-lo-<pid>`),
