@@ -7,7 +7,7 @@ import { Queue, type Job, type Worker } from 'bullmq';
 import { JobStateStore } from '@readpack/job-state';
 import { createLogger } from '@readpack/logging';
 import { openStorage, type Storage } from '@readpack/package-store';
-import { bullPrefix, QueueProducer, stageJobId, RENDITION_PART, type ConvertPayload } from '@readpack/queues';
+import { bullPrefix, QueueProducer, stageJobId, RENDITION_PART, type ConvertPayload, type ExtractPayload } from '@readpack/queues';
 import { connectTestRedis, deleteKeysWithPrefix } from '@readpack/testing';
 import { buildZip } from '../../../packages/parsers/test/zip-builder.js';
 import type { Redis } from 'ioredis';
@@ -15,6 +15,8 @@ import { testConfig } from '../../../test/harness.js';
 import { flatOdt, sofficeConvert } from '../../../packages/parsers/test/libreoffice.js';
 import { ConversionError, LibreOffice } from '../src/libreoffice.js';
 import { convertStage } from '../src/stages/convert.js';
+import { extractStage } from '../src/stages/extract.js';
+import type { ParsePool } from '../src/parse-pool.js';
 import type { StageContext } from '../src/stage.js';
 
 let redis: Redis;
@@ -113,4 +115,24 @@ describe('convert stage', () => {
     ctx.job = await convertJob('job_convertbad000000000', source);
     await expect(convertStage.handle(ctx.job.data as ConvertPayload, ctx)).rejects.toMatchObject({ name: 'PermanentFailure', code: 'conversion_failed' });
   }, 120_000);
+
+  it('extract sends a DOC word-extractor cannot read to convert when a converter runs, else fails with the parser error', async () => {
+    const stored = await storage.blobs.putBuffer(Buffer.from('a DOC word-extractor rejects'));
+    const source = { sha256: stored.sha256, filename: 'old.doc', mediaType: 'application/msword', size: stored.size };
+    // What a parser thread's DocumentError looks like once it crossed the thread boundary.
+    const parsePool = { parse: () => Promise.reject(Object.assign(new Error('word-extractor cannot read the DOC file'), { name: 'DocumentError', code: 'corrupt_document' })) } as unknown as ParsePool;
+    const run = async (jobId: string, available: boolean) => {
+      const payload: ExtractPayload = { jobId, tenant: 'default', source, options: { engine: 'local', ocrLang: 'eng' } };
+      const queue = new Queue('extract', { connection: redis, prefix: bullPrefix(prefix) });
+      const job = await queue.add('extract', payload, { jobId });
+      await queue.close();
+      return extractStage.handle(payload, { ...ctx, job, parsePool, converterAvailable: () => Promise.resolve(available) });
+    };
+    await run('job_docfallback00000000', true);
+    const converts = new Queue('convert', { connection: redis, prefix: bullPrefix(prefix) });
+    expect((await converts.getJob(stageJobId('job_docfallback00000000', 'convert')))?.data).toMatchObject({ reason: 'unreadable', source });
+    await expect(run('job_docnoconverter00000', false)).rejects.toMatchObject({ code: 'corrupt_document' });
+    expect(await converts.getJob(stageJobId('job_docnoconverter00000', 'convert'))).toBeUndefined();
+    await converts.close();
+  });
 });
