@@ -1,4 +1,4 @@
-import { accessSync, constants, existsSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -7,7 +7,8 @@ import { createLogger } from '@readpack/logging';
 import { acquirePidLock } from './pid-lock.js';
 import { ProcessSupervisor } from './process-supervisor.js';
 import { ensureRedisServer, findFreePort, privateRedisSpec, stopStaleRedis, waitForRedis } from './redis-server.js';
-import { aptInstallCommand, ensureSystemPackages, findExecutable, hasLanguageData, LIBREOFFICE_PACKAGES, packagesOf, redisServerRequirement, runtimeRequirements } from './system-packages.js';
+import { libreOfficePresent, planConversion } from './conversion.js';
+import { aptInstallCommand, ensureSystemPackages, hasLanguageData, packagesOf, redisServerRequirement, runtimeRequirements } from './system-packages.js';
 
 /**
  * `npm start`: everything on one machine, the way PM2 would run it, without PM2 — a private
@@ -109,31 +110,16 @@ async function ensureSystemDependencies(): Promise<void> {
   }
 }
 
-/**
- * Convert consumers to start: CONVERT_CONSUMERS when given, else 1 when LibreOffice is installed
- * and 0 when not. Never installs LibreOffice (hundreds of MB): without it, says once that
- * conversion is off and how to turn it on. A consumer without soffice would fail at boot and be
- * restarted in a loop, so an explicit count is cut to 0 as well, loudly.
- */
+/** Convert consumers to start, with the one line that says conversion is off when it is (conversion.ts). */
 function convertConsumers(): number {
-  const configured = config.convert.sofficePath;
-  const present = configured ? isExecutable(configured) : findExecutable('soffice') !== undefined;
-  const wanted = config.stages.convert.consumers;
-  if (present) return wanted;
-  const install = aptInstallCommand(LIBREOFFICE_PACKAGES, process.getuid?.() === 0);
-  const message = 'conversion is off: LibreOffice (soffice) is not installed, so PPT, RTF, ODT and ODP uploads answer 415 converter_unavailable (DOC files word-extractor cannot read fail). Install it, then restart';
-  if (config.convert.consumersExplicit && wanted > 0) logger.warn(`${message} (CONVERT_CONSUMERS=${wanted} ignored)`, { install, sofficePath: config.convert.sofficePath });
-  else logger.info(message, { install });
-  return 0;
-}
-
-function isExecutable(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false; // missing or not executable: the same answer for our purpose
-  }
+  const plan = planConversion({
+    present: libreOfficePresent(config.convert.sofficePath),
+    wanted: config.stages.convert.consumers,
+    explicit: config.convert.consumersExplicit,
+    root: process.getuid?.() === 0,
+  });
+  if (plan.log) logger[plan.log.level](plan.log.message, { install: plan.log.install, sofficePath: config.convert.sofficePath });
+  return plan.consumers;
 }
 
 async function startPrivateRedis(env: NodeJS.ProcessEnv): Promise<string | undefined> {
