@@ -61,6 +61,9 @@ function occupancy(cells: SheetCells): Set<string> {
 
 type Point = [number, number];
 
+/** Real sheets nest a few levels of blocks; this bounds the recursion, not what a sheet may hold. */
+const MAX_CUT_DEPTH = 64;
+
 function points(occupied: Set<string>): Point[] {
   return [...occupied].map((k) => k.split(',').map(Number) as Point);
 }
@@ -97,11 +100,13 @@ function cut(pts: readonly Point[], axis: 0 | 1): Point[][] {
  * on the sheet's area, which a sparse sheet makes huge. Regions come out top to bottom, then left
  * to right within a band.
  */
-function regions(pts: readonly Point[], axis: 0 | 1 = 0, triedOther = false): Rect[] {
+function regions(pts: readonly Point[], axis: 0 | 1 = 0, triedOther = false, depth = 0): Rect[] {
+  // A crafted sheet could nest cuts as deep as it has rows: past this depth a block stays whole.
+  if (depth > MAX_CUT_DEPTH) return [boundingRect(pts)!];
   const groups = cut(pts, axis);
   const other = axis === 0 ? 1 : 0;
-  if (groups.length <= 1) return triedOther ? [boundingRect(pts)!] : regions(pts, other, true);
-  return groups.flatMap((g) => regions(g, other, false));
+  if (groups.length <= 1) return triedOther ? [boundingRect(pts)!] : regions(pts, other, true, depth + 1);
+  return groups.flatMap((g) => regions(g, other, false, depth + 1));
 }
 
 function inside(k: string, rect: Rect): boolean {
