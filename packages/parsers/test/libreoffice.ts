@@ -43,7 +43,7 @@ const NS = [
 
 /**
  * A flat ODT (one XML file LibreOffice opens as a text document): a Heading 1, a paragraph with a
- * footnote, a Heading 2, a 2×3 table, a running header and footer.
+ * footnote, a Heading 2, a 2×3 table, a paragraph anchoring a text box, a running header and footer.
  */
 export function flatOdt(): string {
   return `<?xml version="1.0" encoding="UTF-8"?>
@@ -62,7 +62,7 @@ export function flatOdt(): string {
    <table:table-row><table:table-cell><text:p>North</text:p></table:table-cell><table:table-cell><text:p>1200</text:p></table:table-cell></table:table-row>
    <table:table-row><table:table-cell><text:p>South</text:p></table:table-cell><table:table-cell><text:p>800</text:p></table:table-cell></table:table-row>
   </table:table>
-  <text:p>Closing words of the report.</text:p>
+  <text:p>Closing words of the report.<draw:frame text:anchor-type="paragraph" svg:width="6cm" svg:height="2cm"><draw:text-box><text:p>Text in a text box</text:p></draw:text-box></draw:frame></text:p>
  </office:text></office:body>
 </office:document>`;
 }
