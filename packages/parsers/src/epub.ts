@@ -1,9 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { posix } from 'node:path';
-import type { FlowBlock } from '@readpack/reading-package';
+import type { FlowBlock, FurnitureBlock } from '@readpack/reading-package';
 import { parsedDocument } from './document.js';
 import { decodeEntities } from './html.js';
-import { htmlBlocks } from './html-blocks.js';
+import { htmlDocument } from './html-blocks.js';
 import { assertTableSize } from './limits.js';
 import { assertOfficeOpenXml } from './ooxml.js';
 import { DocumentError, type ParseInput, type ParseOptions, type ParsedDocument, type PartOrigin } from './types.js';
@@ -37,7 +37,8 @@ function entryName(opfDir: string, href: string): string {
 /**
  * EPUB (2 and 3) read natively: container.xml names the package document (OPF), whose spine lists
  * the content documents in reading order; each XHTML document is read by the HTML block reader
- * (headings, paragraphs, lists, tables, code), images as figures without asset. LibreOffice has no
+ * (headings, paragraphs, lists, tables, code), images as figures without asset, footnotes and
+ * endnotes (`epub:type`) as footnote furniture. LibreOffice has no
  * EPUB import filter, so this is the only way in. The ZIP passes the zip-bomb guard first; a book
  * whose content is encrypted (DRM) fails with `encrypted_document`.
  */
@@ -76,14 +77,17 @@ export async function parseEpub(input: ParseInput, limits: Required<ParseOptions
 
   const origin: PartOrigin = { parser: 'readpack-epub', version: ownVersion(), engine: 'native' };
   const body: FlowBlock[] = [];
+  const furniture: FurnitureBlock[] = [];
   for (const item of spine) {
     const html = texts.get(item.href);
     if (html === undefined) continue; // listed but absent: the rest of the book is still readable
-    for (const block of htmlBlocks(html, origin)) {
+    const chapter = htmlDocument(html, origin);
+    for (const block of chapter.body) {
       if (block.type === 'table') assertTableSize('a table', block.rows, block.columns, limits);
       body.push(block);
     }
+    furniture.push(...chapter.furniture);
   }
   if (body.length === 0) throw new DocumentError('empty_document', 'the EPUB file has no text');
-  return parsedDocument({ origin, body });
+  return parsedDocument({ origin, body, furniture });
 }

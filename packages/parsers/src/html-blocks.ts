@@ -1,4 +1,4 @@
-import type { FlowBlock, ListBlock, ListItemBlock, Origin, TableBlock, TableCell } from '@readpack/reading-package';
+import type { DocumentBlocks, FlowBlock, FootnoteBlock, FurnitureBlock, ListBlock, ListItemBlock, Origin, TableBlock, TableCell } from '@readpack/reading-package';
 import { parseHtml, type HtmlElement, type HtmlNode } from './html.js';
 
 /** Elements whose content is never part of the reading text. */
@@ -10,11 +10,20 @@ const BLOCK = new Set(['p', 'div', 'section', 'article', 'main', 'header', 'foot
 const MAX_COLSPAN = 1000;
 const MAX_ROWSPAN = 65_534;
 
-/** Inline text of a subtree: whitespace collapsed as a browser shows it, `<br>` as a line break. */
+/** EPUB's `epub:type` and ARIA's `role` (DPUB-ARIA) as one list of semantic words. */
+function semantics(el: HtmlElement): string[] {
+  return `${el.attrs['epub:type'] ?? ''} ${el.attrs.role ?? ''}`.toLowerCase().split(/\s+/).filter(Boolean);
+}
+const NOTE = /^(?:doc-)?(?:footnote|endnote|rearnote|note)$/;
+const NOTE_LIST = /^(?:doc-)?(?:footnotes|endnotes|rearnotes)$/;
+const isNoteRef = (el: HtmlElement): boolean => semantics(el).some((w) => w === 'noteref' || w === 'doc-noteref');
+
+/** Inline text of a subtree: whitespace collapsed as a browser shows it, `<br>` as a line break, note references left out. */
 function inlineText(node: HtmlNode): string {
   const parts: string[] = [];
   const walk = (n: HtmlNode): void => {
     if (typeof n === 'string') parts.push(n.replace(/[ \t\n\r\f]+/g, ' '));
+    else if (isNoteRef(n)) return;
     else if (n.tag === 'br') parts.push('\n');
     else if (n.tag === 'img') {
       if (n.attrs.alt) parts.push(n.attrs.alt);
@@ -34,6 +43,8 @@ function preText(node: HtmlNode): string {
 /** Reads HTML into blocks: the elements a reader sees as structure, everything else as paragraphs. */
 class HtmlBlockReader {
   readonly body: FlowBlock[] = [];
+  /** Footnotes and endnotes marked as such (EPUB `epub:type`, DPUB-ARIA `role`): kept out of the flow. */
+  readonly furniture: FurnitureBlock[] = [];
   /** Inline content waiting for the end of its block (text directly in a div, body…). */
   private pending: HtmlNode[] = [];
 
@@ -57,6 +68,7 @@ class HtmlBlockReader {
       return;
     }
     this.flush();
+    if (this.note(node)) return;
     const heading = HEADING.exec(node.tag);
     if (heading) {
       const text = inlineText(node);
@@ -88,6 +100,39 @@ class HtmlBlockReader {
   finish(): FlowBlock[] {
     this.flush();
     return this.body;
+  }
+
+  /** A footnote, or a list of notes: footnote furniture, its leading mark as `label`. */
+  private note(node: HtmlElement): boolean {
+    const words = semantics(node);
+    if (words.some((w) => NOTE_LIST.test(w))) {
+      const items = node.tag === 'ol' || node.tag === 'ul' ? [node] : node.children.filter((c): c is HtmlElement => typeof c !== 'string' && (c.tag === 'ol' || c.tag === 'ul'));
+      const notes = items.flatMap((list) => list.children.filter((c): c is HtmlElement => typeof c !== 'string' && c.tag === 'li'));
+      notes.forEach((li, i) => this.pushNote(li, node.tag === 'ol' || items[0]?.tag === 'ol' ? String(i + 1) : undefined));
+      if (notes.length === 0) this.pushNote(node, undefined);
+      return true;
+    }
+    if (!words.some((w) => NOTE.test(w))) return false;
+    this.pushNote(node, undefined);
+    return true;
+  }
+
+  private pushNote(node: HtmlElement, fallbackLabel: string | undefined): void {
+    let label = fallbackLabel;
+    // The mark a note starts with (`<sup><a href="#ref1">1</a></sup>`, `<a>[2]</a>`): its label, not its text.
+    const first = firstElement(node);
+    let text = inlineText(node);
+    if (first && (first.tag === 'sup' || first.tag === 'a')) {
+      const mark = inlineText(first);
+      if (/^\W*[\w*†‡§]{1,4}\W*$/u.test(mark) && text.startsWith(mark)) {
+        label = mark.replace(/[^\w*†‡§]/gu, '');
+        text = text.slice(mark.length).trim();
+      }
+    }
+    if (text === '') return;
+    const block: FootnoteBlock = { type: 'footnote', text, origin: this.origin };
+    if (label) block.label = label;
+    this.furniture.push(block);
   }
 
   private figuresIn(node: HtmlElement): void {
@@ -176,15 +221,38 @@ class HtmlBlockReader {
   }
 }
 
+/** The first element that holds text, depth first (the note's mark, when it has one). */
+function firstElement(node: HtmlElement): HtmlElement | undefined {
+  for (const child of node.children) {
+    if (typeof child === 'string') {
+      if (child.trim() !== '') return undefined;
+      continue;
+    }
+    if ((child.tag === 'sup' || child.tag === 'a') && inlineText(child) !== '') return child;
+    const inner = firstElement(child);
+    if (inner || inlineText(child) !== '') return inner;
+  }
+  return undefined;
+}
+
 function clampSpan(value: string | undefined, max: number): number {
   const n = Number.parseInt(value ?? '', 10);
   return Number.isInteger(n) && n >= 1 ? Math.min(n, max) : 1;
 }
 
-/** HTML source → blocks: `h1–h6`, `p`, nested `ul/ol/li`, `table` with spans, `pre` → code, `img` → figure. */
-export function htmlBlocks(html: string, origin: Origin): FlowBlock[] {
+/**
+ * HTML source → blocks: `h1–h6`, `p`, nested `ul/ol/li`, `table` with spans, `pre` → code,
+ * `img` → figure in `body`; footnotes and endnotes marked as such (EPUB `epub:type`, DPUB-ARIA
+ * `role`) in `furniture`, their references left out of the text.
+ */
+export function htmlDocument(html: string, origin: Origin): DocumentBlocks {
   const root = parseHtml(html);
   const reader = new HtmlBlockReader(origin);
   root.children.forEach((c) => reader.read(c));
-  return reader.finish();
+  return { body: reader.finish(), furniture: reader.furniture };
+}
+
+/** The body of `htmlDocument` (HTML inside Markdown). */
+export function htmlBlocks(html: string, origin: Origin): FlowBlock[] {
+  return htmlDocument(html, origin).body;
 }

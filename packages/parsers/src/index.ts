@@ -11,7 +11,7 @@ export * from './types.js';
 export { DEFAULT_LIMITS } from './limits.js';
 export { parseCsv } from './csv.js';
 export { csvHeaderRows, decodeText } from './text.js';
-export { htmlBlocks } from './html-blocks.js';
+export { htmlBlocks, htmlDocument } from './html-blocks.js';
 export { markdownBlocks } from './markdown-blocks.js';
 export { countChars, embeddedImage, parsedDocument, tablesOf } from './document.js';
 

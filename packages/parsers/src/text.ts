@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { gridTable, type FlowBlock } from '@readpack/reading-package';
 import { parseCsv, sniffDelimiter } from './csv.js';
 import { parsedDocument } from './document.js';
-import { htmlBlocks } from './html-blocks.js';
+import { htmlDocument } from './html-blocks.js';
 import { assertTableSize, padRows } from './limits.js';
 import { markdownBlocks } from './markdown-blocks.js';
 import type { ParseInput, ParseOptions, ParsedDocument, PartOrigin } from './types.js';
@@ -65,7 +65,10 @@ export async function parseText(input: ParseInput, mediaType: string, limits: Re
     const origin = libraryOrigin('marked', 'native');
     return parsedDocument({ origin, body: checked(markdownBlocks(text, origin), limits) });
   }
-  if (mediaType === 'text/html') return parsedDocument({ origin: own, body: checked(htmlBlocks(text, own), limits) });
+  if (mediaType === 'text/html') {
+    const { body, furniture } = htmlDocument(text, own);
+    return parsedDocument({ origin: own, body: checked(body, limits), furniture });
+  }
   const body = text
     .split(/\n\s*\n/)
     .map((t) => t.trim())

@@ -215,6 +215,7 @@ describe('text formats', () => {
 <ol start="5"><li>five</ol>
 <table><caption>Prices</caption><thead><tr><th colspan=2>Fruit<th>Qty</thead>
 <tr><td rowspan="2">Apple<td>red<td>3<tr><td>green<td>4</table>
+<section role="doc-endnotes"><ol><li>First note.</li><li><a href="#r2">2</a> Second note.</li></ol></section>
 <pre><code class="language-py">print("hi")
   x = 1</code></pre><div>loose text <img src="http://example.invalid/x.png" alt="pic"></div></body></html>`;
     const path = await scratch.file('page.html', html);
@@ -235,6 +236,10 @@ describe('text formats', () => {
     expect(doc.body[7]).toMatchObject({ text: 'loose text' });
     // A picture is a figure without asset: its URL is never fetched.
     expect(doc.body[8]).toEqual({ type: 'figure', alt: 'pic', origin: doc.origin });
+    expect(doc.furniture).toEqual([
+      { type: 'footnote', label: '1', text: 'First note.', origin: doc.origin },
+      { type: 'footnote', label: '2', text: 'Second note.', origin: doc.origin },
+    ]);
     expect(doc.text).not.toContain('not text');
     expect(doc.text).not.toContain('color');
   });
@@ -270,6 +275,9 @@ describe('text formats', () => {
     const lo = await parseDocument({ path: written, mediaType: 'application/epub+zip' });
     expect(tables(lo.body)[0]!.cells.map((c) => c.text)).toEqual(['Region', 'Revenue', 'North', '1200', 'South', '800']);
     expect(lo.text).toContain('Closing words of the report.');
+    // Its footnote (`<aside epub:type="footnote">`) is furniture, and its reference mark leaves the text.
+    expect(lo.furniture).toEqual([{ type: 'footnote', label: '1', text: 'A footnote about the figures.', origin: lo.origin }]);
+    expect(lo.body.some((b) => b.type === 'paragraph' && b.text === 'The first paragraph of the annual report.')).toBe(true);
   }, 120_000);
 
   it('EPUB: a book without a package document is corrupt_document', async () => {
