@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import * as XLSX from '@e965/xlsx';
+import fc from 'fast-check';
 import type { FlowBlock, TableBlock } from '@readpack/reading-package';
-import { parseDocument } from '../src/index.js';
+import { htmlDocument, markdownBlocks, parseDocument } from '../src/index.js';
 import { rejectionCode, scratchDir } from './helpers.js';
 import { BILLION_LAUGHS, buildZip } from './zip-builder.js';
 import { flatOdt, removeTestProfile, sofficeConvert } from './libreoffice.js';
@@ -292,5 +293,21 @@ describe('text formats', () => {
       { type: 'paragraph', text: 'one\nstill one', origin: doc.origin },
       { type: 'paragraph', text: 'two', origin: doc.origin },
     ]);
+  });
+});
+
+describe('hostile markup', () => {
+  const origin = { parser: 'test', version: '0', engine: 'native' as const };
+  const FRAGMENTS = ['<p>', '</p>', '<ul>', '<ol start="-3">', '<li>', '</li>', '</ul>', '<table>', '<tr>', '<td colspan="999999">', '<th rowspan=70000>', '</td>', '</tr>', '</table>', '<pre>', '</pre>', '<h3>', '</h3>', '<script>', '</script>', '<!--', '-->', '<!DOCTYPE x>', '&amp;', '&#x110000;', 'text', '\n', '<br>', '<img alt="a">', '<aside epub:type="footnote">', '<sup>1</sup>', '</aside>', '<div>', '</div>', '|', '---', '# ', '- ', '```', '> '];
+  const markup = fc.array(fc.oneof(fc.constantFrom(...FRAGMENTS), fc.string({ maxLength: 5 })), { maxLength: 60 }).map((parts) => parts.join(''));
+
+  it('HTML and Markdown readers never throw, and every table they build covers its grid exactly once', () => {
+    fc.assert(
+      fc.property(markup, (source) => {
+        const html = htmlDocument(source, origin);
+        for (const block of [...html.body, ...markdownBlocks(source, origin)]) if (block.type === 'table') expectCovered(block);
+      }),
+      { numRuns: 300, seed: 20_261_201 },
+    );
   });
 });
