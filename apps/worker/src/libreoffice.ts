@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
-import { rm, stat } from 'node:fs/promises';
+import { readdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, delimiter, extname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -47,10 +47,14 @@ interface Run {
   timedOut: boolean;
 }
 
-/** Runs soffice in a new process group; past `timeoutMs` the whole group is SIGKILLed. */
-function runGroup(binary: string, args: string[], timeoutMs: number): Promise<Run> {
+/**
+ * Runs soffice in a new process group; past `timeoutMs` the whole group is SIGKILLed. `groups`
+ * holds the group while it runs, so closing the converter can kill what is still running.
+ */
+function runGroup(binary: string, args: string[], timeoutMs: number, groups?: Set<number>): Promise<Run> {
   return new Promise((resolve, reject) => {
     const child = spawn(binary, args, { detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, HOME: process.env.HOME ?? tmpdir() } });
+    if (child.pid !== undefined) groups?.add(child.pid);
     let output = '';
     const keep = (chunk: Buffer) => {
       if (output.length < OUTPUT_LIMIT) output += chunk.toString('utf8');
@@ -68,6 +72,7 @@ function runGroup(binary: string, args: string[], timeoutMs: number): Promise<Ru
     });
     child.once('close', (code, signal) => {
       clearTimeout(timer);
+      if (child.pid !== undefined) groups?.delete(child.pid);
       // soffice.bin can outlive the script that started it (a crash, a timeout): never leave one behind.
       killGroup(child.pid);
       resolve({ code, signal, output: output.slice(0, OUTPUT_LIMIT), timedOut });
@@ -85,9 +90,49 @@ function killGroup(pid: number | undefined): void {
   }
 }
 
+const PROFILE_PREFIX = 'readpack-lo-';
+
+/**
+ * What a consumer that died (SIGKILL, OOM) left behind: the profile of a pid that no longer runs,
+ * and any soffice still working in it (its own process group outlives the consumer). Found by the
+ * profile path on their command line (/proc), killed by group, the profile removed.
+ */
+export async function reapOrphans(log: (message: string, meta: Record<string, unknown>) => void): Promise<void> {
+  const dir = tmpdir();
+  const stale = (await readdir(dir)).filter((name) => name.startsWith(PROFILE_PREFIX) && !alive(Number(name.slice(PROFILE_PREFIX.length))));
+  if (stale.length === 0) return;
+  const procs = await readdir('/proc').catch(() => [] as string[]);
+  for (const entry of procs) {
+    if (!/^\d+$/.test(entry)) continue;
+    const cmdline = await readFile(`/proc/${entry}/cmdline`, 'utf8').catch(() => '');
+    if (stale.some((name) => cmdline.includes(join(dir, name)))) {
+      log('killing a LibreOffice left by a dead convert consumer', { pid: Number(entry) });
+      killGroup(Number(entry));
+      try {
+        process.kill(Number(entry), 'SIGKILL');
+      } catch {
+        // Gone with its group already.
+      }
+    }
+  }
+  for (const name of stale) await rm(join(dir, name), { recursive: true, force: true });
+}
+
+function alive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 export class LibreOffice {
   /** This process's own profile, kept across conversions (a fresh profile costs ~2 s per start). */
-  readonly profileDir = join(tmpdir(), `readpack-lo-${process.pid}`);
+  readonly profileDir = join(tmpdir(), `${PROFILE_PREFIX}${process.pid}`);
+  /** Process groups of the conversions running now. */
+  private readonly running = new Set<number>();
 
   constructor(
     readonly binary: string,
@@ -125,7 +170,7 @@ export class LibreOffice {
       outDir,
       input,
     ];
-    const run = await runGroup(this.binary, args, this.timeoutMs);
+    const run = await runGroup(this.binary, args, this.timeoutMs, this.running);
     if (run.timedOut) {
       // A killed instance can leave its profile locked or half-written: start the next one clean.
       await rm(this.profileDir, { recursive: true, force: true });
@@ -142,7 +187,9 @@ export class LibreOffice {
     throw new ConversionError('conversion_failed', `LibreOffice could not convert the document to PDF${said ? `: ${said}` : ''} (exit ${run.code ?? run.signal}).`);
   }
 
+  /** Kills what still runs (a shutdown past its grace period), then removes the profile. */
   async close(): Promise<void> {
+    for (const group of this.running) killGroup(group);
     await rm(this.profileDir, { recursive: true, force: true });
   }
 }

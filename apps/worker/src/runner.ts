@@ -11,7 +11,7 @@ import { createConsumerConnection } from '@readpack/redis';
 import { DeadLetterWriter, startDeadLetterWorker } from './dead-letters.js';
 import { classify, type Classified } from './failures.js';
 import { startMaintenance } from './maintenance/maintenance.js';
-import { LibreOffice } from './libreoffice.js';
+import { LibreOffice, reapOrphans } from './libreoffice.js';
 import { ParsePool } from './parse-pool.js';
 import { RenderPool } from './render-pool.js';
 import type { StageHandler, StageServices } from './stage.js';
@@ -81,6 +81,7 @@ export async function startConsumer(stage: Stage, config: Config, logger: Logger
   if (handler.needs.includes('libreoffice')) {
     // Fails at boot when soffice is missing or broken: a consumer that could only fail every job
     // must not announce conversion as available.
+    await reapOrphans((message, meta) => logger.warn(message, { stage, ...meta }));
     const libreoffice = await LibreOffice.open(config.convert.sofficePath, config.convert.timeoutMs);
     services.libreoffice = libreoffice;
     const publish = () => publishConverter(connection, config.redis.prefix, { parser: 'libreoffice', version: libreoffice.version, by: PROCESS_IDENTITY });

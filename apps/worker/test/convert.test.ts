@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { execFileSync } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Queue, type Job, type Worker } from 'bullmq';
@@ -13,7 +13,7 @@ import { buildZip } from '../../../packages/parsers/test/zip-builder.js';
 import type { Redis } from 'ioredis';
 import { testConfig } from '../../../test/harness.js';
 import { flatOdt, sofficeConvert } from '../../../packages/parsers/test/libreoffice.js';
-import { ConversionError, LibreOffice } from '../src/libreoffice.js';
+import { ConversionError, LibreOffice, reapOrphans } from '../src/libreoffice.js';
 import { convertStage } from '../src/stages/convert.js';
 import { extractStage } from '../src/stages/extract.js';
 import type { ParsePool } from '../src/parse-pool.js';
@@ -134,5 +134,22 @@ describe('convert stage', () => {
     await expect(run('job_docnoconverter00000', false)).rejects.toMatchObject({ code: 'corrupt_document' });
     expect(await converts.getJob(stageJobId('job_docnoconverter00000', 'convert'))).toBeUndefined();
     await converts.close();
+  });
+
+  it('a new convert consumer kills the LibreOffice a dead consumer left running and removes its profile', async () => {
+    // A pid that is certainly gone: a process that ran and exited.
+    const gone = spawn('true');
+    await new Promise((r) => gone.once('exit', r));
+    const profile = join(tmpdir(), `readpack-lo-${gone.pid}`);
+    await mkdir(profile, { recursive: true });
+    // Stands in for soffice: its own process group, the dead consumer's profile on its command line.
+    const orphan = spawn('sh', ['-c', `sleep 60; : -env:UserInstallation=file://${profile}`], { detached: true, stdio: 'ignore' });
+    const exited = new Promise((r) => orphan.once('exit', r));
+    const logged: unknown[] = [];
+    await reapOrphans((message, meta) => logged.push({ message, ...meta }));
+    await exited;
+    expect(orphan.signalCode).toBe('SIGKILL');
+    expect(logged).toEqual([expect.objectContaining({ pid: orphan.pid })]);
+    await expect(stat(profile)).rejects.toMatchObject({ code: 'ENOENT' });
   });
 });
