@@ -91,6 +91,7 @@ function killGroup(pid: number | undefined): void {
 }
 
 const PROFILE_PREFIX = 'readpack-lo-';
+const PROFILE_NAME = /^readpack-lo-(\d+)$/;
 
 /**
  * What a consumer that died (SIGKILL, OOM) left behind: the profile of a pid that no longer runs,
@@ -99,13 +100,18 @@ const PROFILE_PREFIX = 'readpack-lo-';
  */
 export async function reapOrphans(log: (message: string, meta: Record<string, unknown>) => void): Promise<void> {
   const dir = tmpdir();
-  const stale = (await readdir(dir)).filter((name) => name.startsWith(PROFILE_PREFIX) && !alive(Number(name.slice(PROFILE_PREFIX.length))));
+  // Exactly `readpack-lo-<pid>`: nothing else in the temporary directory is ours to judge.
+  const stale = (await readdir(dir)).filter((name) => {
+    const pid = PROFILE_NAME.exec(name)?.[1];
+    return pid !== undefined && !alive(Number(pid));
+  });
   if (stale.length === 0) return;
   const procs = await readdir('/proc').catch(() => [] as string[]);
   for (const entry of procs) {
     if (!/^\d+$/.test(entry)) continue;
     const cmdline = await readFile(`/proc/${entry}/cmdline`, 'utf8').catch(() => '');
-    if (stale.some((name) => cmdline.includes(join(dir, name)))) {
+    // The profile path as a whole argument part: `/tmp/readpack-lo-12` must not match `/tmp/readpack-lo-123`.
+    if (stale.some((name) => new RegExp(`${escapeRegExp(join(dir, name))}(?![\\w.-])`).test(cmdline))) {
       log('killing a LibreOffice left by a dead convert consumer', { pid: Number(entry) });
       killGroup(Number(entry));
       try {
@@ -116,6 +122,10 @@ export async function reapOrphans(log: (message: string, meta: Record<string, un
     }
   }
   for (const name of stale) await rm(join(dir, name), { recursive: true, force: true });
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
 function alive(pid: number): boolean {

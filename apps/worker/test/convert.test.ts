@@ -145,8 +145,12 @@ describe('convert stage', () => {
     // Stands in for soffice: its own process group, the dead consumer's profile on its command line.
     const orphan = spawn('sh', ['-c', `sleep 60; : -env:UserInstallation=file://${profile}`], { detached: true, stdio: 'ignore' });
     const exited = new Promise((r) => orphan.once('exit', r));
+    // Not a profile of ours (no pid): left alone, whatever runs in it.
+    const foreign = await mkdtemp(join(tmpdir(), 'readpack-lo-x'));
     const logged: unknown[] = [];
     await reapOrphans((message, meta) => logged.push({ message, ...meta }));
+    expect((await stat(foreign)).isDirectory()).toBe(true);
+    await rm(foreign, { recursive: true });
     await exited;
     expect(orphan.signalCode).toBe('SIGKILL');
     expect(logged).toEqual([expect.objectContaining({ pid: orphan.pid })]);

@@ -15,7 +15,7 @@ const PROFILE = join(tmpdir(), `readpack-test-lo-${process.pid}`);
  * (doc, odt, rtf, ppt, odp, pdf) with LibreOffice, as real files are made.
  */
 export async function sofficeConvert(name: string, source: string | Uint8Array, format: string, filter?: string): Promise<Uint8Array> {
-  const dir = await mkdtemp(join(tmpdir(), 'readpack-lo-src-'));
+  const dir = await mkdtemp(join(tmpdir(), 'readpack-test-src-'));
   try {
     const input = join(dir, name);
     await writeFile(input, source);
