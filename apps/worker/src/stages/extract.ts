@@ -38,7 +38,7 @@ export const extractStage: StageHandler<'extract'> = {
       throw new PermanentFailure('source_missing', 'The converted PDF is no longer stored; upload the file again.');
     }
     const isImage = document.mediaType.startsWith('image/');
-    let extraction;
+    let extraction: StoredExtraction | undefined;
     try {
       extraction =
         payload.options.engine === 'mineru'
@@ -91,6 +91,13 @@ export const extractStage: StageHandler<'extract'> = {
   },
 };
 
+/** What extract stored for assemble, and what it read (for routing and the log line). */
+interface StoredExtraction {
+  sha256: string;
+  document: ParsedDocument;
+  summary: Record<string, unknown>;
+}
+
 /**
  * Hands the document to the convert stage (`<jobId>-convert`), which adds its extract job on the
  * PDF. Fails at once when no convert consumer runs: the job would otherwise wait for ever.
@@ -108,7 +115,7 @@ async function toConvert(payload: ExtractPayload, ctx: StageContext, reason: 'fo
 }
 
 /** An image has no text layer: one empty page, read by OCR. */
-async function imageExtraction({ storage }: StageContext) {
+async function imageExtraction({ storage }: StageContext): Promise<StoredExtraction> {
   const origin = { parser: 'tesseract.js', version: TESSERACT_VERSION, engine: 'ocr' as const };
   const document: ParsedDocument = parsedDocument({ origin, body: [], pages: [{ index: 0 }] });
   const extraction: Extraction = { ...document, images: [] };
@@ -116,7 +123,7 @@ async function imageExtraction({ storage }: StageContext) {
   return { sha256: stored.sha256, document, summary: { parser: 'image', pages: 1 } };
 }
 
-async function extractLocally(sha256: string, mediaType: string, password: string | undefined, { storage, parsePool, config }: StageContext, rendition?: RenditionRef) {
+async function extractLocally(sha256: string, mediaType: string, password: string | undefined, { storage, parsePool, config }: StageContext, rendition?: RenditionRef): Promise<StoredExtraction> {
   if (!parsePool) throw new Error('extract needs the parse pool');
   const input = { path: storage.blobs.pathOf(sha256), mediaType, ...(password === undefined ? {} : { password }) };
   const { zip } = config.limits;
