@@ -2,11 +2,13 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import * as XLSX from '@e965/xlsx';
 import { STAGES } from '@readpack/config';
+import { openStorage } from '@readpack/package-store';
+import { assertValidPackage } from '@readpack/testing';
 import type { FlowBlock, TableBlock } from '@readpack/reading-package';
 import { buildZip } from '../packages/parsers/test/zip-builder.js';
 import { flatOdp, flatOdt, removeTestProfile, sofficeConvert } from '../packages/parsers/test/libreoffice.js';
@@ -59,6 +61,9 @@ async function parse(name: string): Promise<{ jobId: string; manifest: Manifest;
   const ms = performance.now() - started;
   expect(final).toMatchObject({ status: 'done', phase: 'view_ready' });
   const manifest = (await (await fetch(`${base}/api/files/job/${jobId}/package`)).json()) as Manifest;
+  // Every stored package, whatever its format, satisfies the reading-package JSON Schema.
+  const storage = await openStorage(resolve(pipeline.config.dataDir));
+  assertValidPackage(await storage.packages.read(jobId));
   return { jobId, manifest, ms };
 }
 
