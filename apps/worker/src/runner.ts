@@ -85,10 +85,10 @@ export async function startConsumer(stage: Stage, config: Config, logger: Logger
     const libreoffice = await LibreOffice.open(config.convert.sofficePath, config.convert.timeoutMs);
     services.libreoffice = libreoffice;
     const publish = () => publishConverter(connection, config.redis.prefix, { parser: 'libreoffice', version: libreoffice.version, by: PROCESS_IDENTITY });
-    await publish();
-    converterBeat = setInterval(() => {
-      publish().catch((error: unknown) => logger.warn('could not publish converter availability', { stage, error: String(error) }));
-    }, CONVERTER_REFRESH_MS);
+    // A Redis blip at boot must not stop the consumer: the next beat publishes again.
+    const beat = () => publish().catch((error: unknown) => logger.warn('could not publish converter availability', { stage, error: String(error) }));
+    await beat();
+    converterBeat = setInterval(() => void beat(), CONVERTER_REFRESH_MS);
     logger.info('LibreOffice conversion available', { stage, binary: libreoffice.binary, version: libreoffice.version, profile: libreoffice.profileDir });
   }
   if (handler.configureQueue) {
