@@ -13,6 +13,11 @@ ENV NODE_ENV=production
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends tesseract-ocr-eng tesseract-ocr-chi-sim fonts-wqy-zenhei fontconfig \
  && rm -rf /var/lib/apt/lists/*
+# LibreOffice for the convert stage, only when asked for (docker-compose.yml: LIBREOFFICE=true).
+ARG LIBREOFFICE=false
+RUN if [ "$LIBREOFFICE" = "true" ]; then apt-get update \
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends libreoffice-core-nogui libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui \
+ && rm -rf /var/lib/apt/lists/*; fi
 WORKDIR /app
 COPY --from=build --chown=node:node /app /app
 # A named volume mounted here starts as a copy of this directory, ownership included: without it

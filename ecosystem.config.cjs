@@ -10,7 +10,9 @@
 const path = require('node:path');
 
 // The consumer stages (STAGES in packages/config/src/stages.ts); a test keeps the two in step.
-const STAGES = ['extract', 'render', 'ocr', 'mineru', 'assemble'];
+// convert needs LibreOffice (`soffice`) on the machine: without it set CONVERT_CONSUMERS=0, and
+// PPT/RTF/ODT/ODP uploads answer 415 converter_unavailable.
+const STAGES = ['extract', 'convert', 'render', 'ocr', 'mineru', 'assemble'];
 
 const shutdownGraceMs = Number(process.env.SHUTDOWN_GRACE_MS || 30000);
 

@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig, STAGES, type Config } from '@readpack/config';
+import { loadConfig, STAGES, type Config, type Stage } from '@readpack/config';
 import { createLogger } from '@readpack/logging';
 import { connectTestRedis, deleteKeysWithPrefix, testRedisUrl, uniqueName } from '@readpack/testing';
 import { startApi, type RunningApi } from '../apps/api/src/server.js';
@@ -30,13 +30,14 @@ export async function testConfig(overrides: Record<string, string> = {}): Promis
   });
 }
 
-export async function startPipeline(overrides: Record<string, string> = {}, options: { consumers?: boolean } = {}): Promise<Pipeline> {
+/** `stages`: the consumers to start (default: every stage; leave out `convert` for a deployment without LibreOffice). */
+export async function startPipeline(overrides: Record<string, string> = {}, options: { consumers?: boolean; stages?: readonly Stage[] } = {}): Promise<Pipeline> {
   const config = await testConfig(overrides);
   const logger = createLogger({ level: config.logLevel, component: 'test' });
   // Failures are expected in many tests; assertions, not log lines, tell the story.
   logger.silent = process.env.TEST_LOGS !== '1';
   const api = await startApi(config, logger);
-  const consumers = options.consumers === false ? [] : await Promise.all(STAGES.map((stage) => startConsumer(stage, config, logger)));
+  const consumers = options.consumers === false ? [] : await Promise.all((options.stages ?? STAGES).map((stage) => startConsumer(stage, config, logger)));
   return {
     config,
     api,

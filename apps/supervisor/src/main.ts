@@ -2,11 +2,12 @@ import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ConfigError, STAGES, loadConfig, type Config } from '@readpack/config';
+import { ConfigError, STAGES, loadConfig, type Config, type Stage } from '@readpack/config';
 import { createLogger } from '@readpack/logging';
 import { acquirePidLock } from './pid-lock.js';
 import { ProcessSupervisor } from './process-supervisor.js';
 import { ensureRedisServer, findFreePort, privateRedisSpec, stopStaleRedis, waitForRedis } from './redis-server.js';
+import { libreOfficePresent, planConversion } from './conversion.js';
 import { aptInstallCommand, ensureSystemPackages, hasLanguageData, packagesOf, redisServerRequirement, runtimeRequirements } from './system-packages.js';
 
 /**
@@ -109,6 +110,18 @@ async function ensureSystemDependencies(): Promise<void> {
   }
 }
 
+/** Convert consumers to start, with the one line that says conversion is off when it is (conversion.ts). */
+function convertConsumers(): number {
+  const plan = planConversion({
+    present: libreOfficePresent(config.convert.sofficePath),
+    wanted: config.stages.convert.consumers,
+    explicit: config.convert.consumersExplicit,
+    root: process.getuid?.() === 0,
+  });
+  if (plan.log) logger[plan.log.level](plan.log.message, { install: plan.log.install, sofficePath: config.convert.sofficePath });
+  return plan.consumers;
+}
+
 async function startPrivateRedis(env: NodeJS.ProcessEnv): Promise<string | undefined> {
   const ensured = await ensureRedisServer({ log: (line) => logger.info(line), signal: shutdownRequested.signal });
   if (shutdownRequested.signal.aborted) return undefined;
@@ -172,8 +185,9 @@ async function main(): Promise<void> {
   if (shutdownRequested.signal.aborted) return;
 
   supervisor.start({ name: 'api', command: process.execPath, args: [API_CLUSTER], env, ipc: true });
+  const consumers = Object.fromEntries(STAGES.map((stage) => [stage, stage === 'convert' ? convertConsumers() : config.stages[stage].consumers])) as Record<Stage, number>;
   for (const stage of STAGES) {
-    for (let i = 1; i <= config.stages[stage].consumers; i += 1) {
+    for (let i = 1; i <= consumers[stage]; i += 1) {
       supervisor.start({
         name: `${stage}-${i}`,
         command: process.execPath,
@@ -186,7 +200,7 @@ async function main(): Promise<void> {
   logger.info('supervising', {
     redis: config.redis.explicit ? 'external' : 'private',
     apiInstances: config.http.apiInstances,
-    consumers: Object.fromEntries(STAGES.map((stage) => [stage, config.stages[stage].consumers])),
+    consumers,
   });
 }
 

@@ -143,6 +143,17 @@ export function cjkFontRequirement(purpose: string, present: () => boolean = () 
 }
 
 /**
+ * LibreOffice headless for the convert stage: the writer, calc and impress import filters, without
+ * the GUI (about 300 MB installed). The tests need it; `npm start` never installs it (too large for
+ * a default): conversion is on when it is present (README, "Conversion with LibreOffice").
+ */
+export const LIBREOFFICE_PACKAGES = ['libreoffice-core-nogui', 'libreoffice-writer-nogui', 'libreoffice-calc-nogui', 'libreoffice-impress-nogui'];
+
+export function libreOfficeRequirement(find: (name: string) => string | undefined = (name) => findExecutable(name)): SystemRequirement {
+  return { packages: LIBREOFFICE_PACKAGES, present: () => find('soffice') !== undefined, purpose: 'LibreOffice for the convert stage (PPT, RTF, ODT, ODP → PDF)' };
+}
+
+/**
  * What the test suite needs: a throwaway redis-server (unless REDIS_URL points at a Redis), both
  * OCR languages in Debian's directory (the OCR tests read it directly; the pipeline tests build
  * their config without TESSDATA_DIR) and a Chinese font for the test images and the CJK render test.
@@ -153,6 +164,7 @@ export function testRequirements(env: NodeJS.ProcessEnv = process.env): SystemRe
     languageDataRequirement('eng', 'English OCR language data'),
     languageDataRequirement('chi_sim', 'Chinese OCR language data'),
     cjkFontRequirement('a Chinese font for the CJK test images and render tests'),
+    libreOfficeRequirement(),
   ];
 }
 

@@ -160,12 +160,13 @@ describe("this repository's requirements", () => {
     expect(aptInstallCommand(['a'], false)).toBe('sudo apt-get update && sudo apt-get install -y --no-install-recommends a');
   });
 
-  it('the test suite needs redis-server unless REDIS_URL is set, both OCR languages and a Chinese font', () => {
-    expect(packagesOf(testRequirements({}))).toEqual(['redis-server', 'tesseract-ocr-eng', 'tesseract-ocr-chi-sim', 'fonts-wqy-zenhei', 'fontconfig']);
-    expect(packagesOf(testRequirements({ REDIS_URL: 'redis://127.0.0.1:6379' }))).toEqual(['tesseract-ocr-eng', 'tesseract-ocr-chi-sim', 'fonts-wqy-zenhei', 'fontconfig']);
+  it('the test suite needs redis-server unless REDIS_URL is set, both OCR languages, a Chinese font and LibreOffice', () => {
+    const libreoffice = ['libreoffice-core-nogui', 'libreoffice-writer-nogui', 'libreoffice-calc-nogui', 'libreoffice-impress-nogui'];
+    expect(packagesOf(testRequirements({}))).toEqual(['redis-server', 'tesseract-ocr-eng', 'tesseract-ocr-chi-sim', 'fonts-wqy-zenhei', 'fontconfig', ...libreoffice]);
+    expect(packagesOf(testRequirements({ REDIS_URL: 'redis://127.0.0.1:6379' }))).toEqual(['tesseract-ocr-eng', 'tesseract-ocr-chi-sim', 'fonts-wqy-zenhei', 'fontconfig', ...libreoffice]);
   });
 
-  it('npm start wants OCR data only when TESSDATA_DIR is unset, and a Chinese font always', () => {
+  it('npm start wants OCR data only when TESSDATA_DIR is unset, and a Chinese font always (never LibreOffice)', () => {
     expect(packagesOf(runtimeRequirements(undefined))).toEqual(['tesseract-ocr-chi-sim', 'tesseract-ocr-eng', 'fonts-wqy-zenhei', 'fontconfig']);
     expect(packagesOf(runtimeRequirements('/srv/tessdata'))).toEqual(['fonts-wqy-zenhei', 'fontconfig']);
   });

@@ -4,13 +4,14 @@ import type { Config, Stage } from '@readpack/config';
 import { JobStateStore, type JobRef } from '@readpack/job-state';
 import { jobLogger, PROCESS_IDENTITY, type Logger } from '@readpack/logging';
 import { openStorage } from '@readpack/package-store';
-import { bullPrefix, jobOptionOverrides, leaseSettings, QueueProducer, QUEUES } from '@readpack/queues';
+import { bullPrefix, CONVERTER_REFRESH_MS, jobOptionOverrides, leaseSettings, publishConverter, QueueProducer, QUEUES, readConverter } from '@readpack/queues';
 import { OcrEngine } from '@readpack/ocr';
 import { openSecretBox } from '@readpack/secrets';
 import { createConsumerConnection } from '@readpack/redis';
 import { DeadLetterWriter, startDeadLetterWorker } from './dead-letters.js';
 import { classify, type Classified } from './failures.js';
 import { startMaintenance } from './maintenance/maintenance.js';
+import { LibreOffice, reapOrphans } from './libreoffice.js';
 import { ParsePool } from './parse-pool.js';
 import { RenderPool } from './render-pool.js';
 import type { StageHandler, StageServices } from './stage.js';
@@ -56,7 +57,13 @@ export async function startConsumer(stage: Stage, config: Config, logger: Logger
     overrides: jobOptionOverrides(config),
     onError: (error) => logger.warn('queue connection error', { stage, error: error.message }),
   });
-  const services: StageServices = { config, state, storage, producer };
+  const services: StageServices = {
+    config,
+    state,
+    storage,
+    producer,
+    converterAvailable: async () => (await readConverter(connection, config.redis.prefix)) !== undefined,
+  };
   const concurrency = config.stages[stage].concurrency;
   if (handler.needs.includes('parsePool')) {
     services.parsePool = new ParsePool({ threads: concurrency, maxHeapMb: config.limits.parseMaxHeapMb, timeoutMs: config.limits.parseTimeoutMs });
@@ -70,6 +77,20 @@ export async function startConsumer(stage: Stage, config: Config, logger: Logger
   }
   if (handler.needs.includes('mineru')) services.mineru = mineruClientFrom(config);
   if (handler.needs.includes('secrets')) services.secrets = await openSecretBox(resolve(config.dataDir));
+  let converterBeat: NodeJS.Timeout | undefined;
+  if (handler.needs.includes('libreoffice')) {
+    // Fails at boot when soffice is missing or broken: a consumer that could only fail every job
+    // must not announce conversion as available.
+    await reapOrphans((message, meta) => logger.warn(message, { stage, ...meta }));
+    const libreoffice = await LibreOffice.open(config.convert.sofficePath, config.convert.timeoutMs);
+    services.libreoffice = libreoffice;
+    const publish = () => publishConverter(connection, config.redis.prefix, { parser: 'libreoffice', version: libreoffice.version, by: PROCESS_IDENTITY });
+    // A Redis blip at boot must not stop the consumer: the next beat publishes again.
+    const beat = () => publish().catch((error: unknown) => logger.warn('could not publish converter availability', { stage, error: String(error) }));
+    await beat();
+    converterBeat = setInterval(() => void beat(), CONVERTER_REFRESH_MS);
+    logger.info('LibreOffice conversion available', { stage, binary: libreoffice.binary, version: libreoffice.version, profile: libreoffice.profileDir });
+  }
   if (handler.configureQueue) {
     const queue = new Queue(QUEUES[stage].name, { connection, prefix: bullPrefix(config.redis.prefix) });
     await handler.configureQueue(queue, config);
@@ -120,8 +141,10 @@ export async function startConsumer(stage: Stage, config: Config, logger: Logger
         logger.warn('grace period over; leaving running jobs to be taken over', { stage });
         await worker.close(true);
       }
+      // Availability lapses with its TTL rather than being deleted: other convert consumers may still run.
+      clearInterval(converterBeat);
       await Promise.all([deadLetterWorker.close(), maintenance.close()]);
-      await Promise.all([services.parsePool?.close(), services.renderPool?.close(), services.ocr?.close()]);
+      await Promise.all([services.parsePool?.close(), services.renderPool?.close(), services.ocr?.close(), services.libreoffice?.close()]);
       await Promise.all([producer.close(), ctx.deadLetters.close()]);
       connection.disconnect();
     },

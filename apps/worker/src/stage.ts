@@ -8,11 +8,12 @@ import type { PayloadOf, QueueProducer } from '@readpack/queues';
 import type { OcrEngine } from '@readpack/ocr';
 import type { SecretBox } from '@readpack/secrets';
 import type { Classified } from './failures.js';
+import type { LibreOffice } from './libreoffice.js';
 import type { ParsePool } from './parse-pool.js';
 import type { RenderPool } from './render-pool.js';
 
 /** Heavy or external resources a stage may need; the runner creates only what its stage declares. */
-export type StageNeed = 'parsePool' | 'renderPool' | 'ocr' | 'mineru' | 'secrets';
+export type StageNeed = 'parsePool' | 'renderPool' | 'ocr' | 'mineru' | 'secrets' | 'libreoffice';
 
 /** What a stage handler gets besides its payload. */
 export interface StageServices {
@@ -25,6 +26,10 @@ export interface StageServices {
   ocr?: OcrEngine;
   mineru?: MinerUClient;
   secrets?: SecretBox;
+  /** The convert stage's converter; its consumer publishes availability in Redis while it runs. */
+  libreoffice?: LibreOffice;
+  /** Whether some convert consumer is running (packages/queues/src/converter.ts), read from Redis. */
+  converterAvailable?(): Promise<boolean>;
 }
 
 export interface StageContext extends StageServices {

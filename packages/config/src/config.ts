@@ -59,6 +59,11 @@ export interface Config {
   logFormat: 'json' | 'pretty' | undefined;
   stage: Stage | undefined;
   stages: Record<Stage, { concurrency: number; consumers: number }>;
+  /**
+   * LibreOffice conversion. `stages.convert.consumers` is CONVERT_CONSUMERS or 1; `consumersExplicit`
+   * says whether it was given, since `npm start` turns an unset count into 0 when LibreOffice is missing.
+   */
+  convert: { consumersExplicit: boolean; timeoutMs: number; sofficePath: string | undefined };
   shutdownGraceMs: number;
 }
 
@@ -132,9 +137,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     stages: Object.fromEntries(
       STAGES.map((stage) => {
         const name = stage.toUpperCase() as Uppercase<Stage>;
-        return [stage, { concurrency: e[`${name}_CONCURRENCY`], consumers: e[`${name}_CONSUMERS`] }];
+        return [stage, { concurrency: e[`${name}_CONCURRENCY`], consumers: e[`${name}_CONSUMERS`] ?? 1 }];
       }),
     ) as Config['stages'],
+    convert: { consumersExplicit: e.CONVERT_CONSUMERS !== undefined, timeoutMs: e.CONVERT_TIMEOUT_MS, sofficePath: e.SOFFICE_PATH },
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
   };
 }

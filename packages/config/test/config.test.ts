@@ -25,6 +25,14 @@ describe('configuration', () => {
     expect((error as ConfigError).message).toContain('PORT');
   });
 
+  it('convert: one consumer unless told (npm start turns an unset count into 0 without LibreOffice), concurrency fixed at 1', () => {
+    expect(loadConfig({}).stages.convert).toEqual({ concurrency: 1, consumers: 1 });
+    expect(loadConfig({}).convert).toEqual({ consumersExplicit: false, timeoutMs: 120_000, sofficePath: undefined });
+    expect(loadConfig({ CONVERT_CONSUMERS: '0' }).convert.consumersExplicit).toBe(true);
+    expect(loadConfig({ CONVERT_CONSUMERS: '0' }).stages.convert.consumers).toBe(0);
+    expect(() => loadConfig({ CONVERT_CONCURRENCY: '2' })).toThrow(ConfigError);
+  });
+
   it('treats empty values as unset', () => {
     expect(loadConfig({ PORT: '', REDIS_URL: '' }).http.port).toBe(3000);
   });

@@ -1,6 +1,7 @@
-import { open } from 'node:fs/promises';
+import { open, type FileHandle } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { fileTypeFromFile } from 'file-type';
+import { CFB_MEDIA_TYPE, classifyOle2, LEGACY_MEDIA_TYPES, looksLikeHtml } from './formats.js';
 
 /**
  * The document kinds Readpack parses. The type is sniffed from the bytes (file-type reads magic
@@ -22,6 +23,8 @@ export const PARSEABLE_MEDIA_TYPES = {
   'image/tiff': 'image',
   'image/webp': 'image',
   'image/bmp': 'image',
+  // XLS, ODS, DOC, HTML, and the formats the convert stage turns into PDF (formats.ts).
+  ...LEGACY_MEDIA_TYPES,
 } as const;
 
 export type ParseableMediaType = keyof typeof PARSEABLE_MEDIA_TYPES;
@@ -35,6 +38,8 @@ const TEXT_BY_EXTENSION: Record<string, ParseableMediaType> = {
   '.md': 'text/markdown',
   '.markdown': 'text/markdown',
   '.csv': 'text/csv',
+  '.tsv': 'text/tab-separated-values',
+  '.tab': 'text/tab-separated-values',
 };
 
 /** How much of a file without magic numbers is checked to call it text. */
@@ -42,35 +47,53 @@ const TEXT_SNIFF_BYTES = 64 * 1024;
 
 export async function sniffMediaType(path: string, originalName: string): Promise<SniffResult> {
   const detected = await fileTypeFromFile(path);
+  if (detected?.mime === CFB_MEDIA_TYPE) {
+    const mediaType = await withFile(path, classifyOle2);
+    return mediaType ? { supported: true, mediaType, kind: PARSEABLE_MEDIA_TYPES[mediaType] } : { supported: false, detected: CFB_MEDIA_TYPE };
+  }
   if (detected) {
     const kind = (PARSEABLE_MEDIA_TYPES as Record<string, DocumentKind | undefined>)[detected.mime];
     return kind ? { supported: true, mediaType: detected.mime as ParseableMediaType, kind } : { supported: false, detected: detected.mime };
   }
-  if (await looksLikeText(path)) {
-    const mediaType = TEXT_BY_EXTENSION[extname(originalName).toLowerCase()] ?? 'text/plain';
+  const start = await textStart(path);
+  if (start !== undefined) {
+    const extension = extname(originalName).toLowerCase();
+    const mediaType = looksLikeHtml(start, extension) ? 'text/html' : (TEXT_BY_EXTENSION[extension] ?? 'text/plain');
     return { supported: true, mediaType, kind: 'text' };
   }
   return { supported: false, detected: 'application/octet-stream' };
 }
 
-/** Text = non-empty, no NUL bytes, and valid UTF-8 (a multi-byte sequence cut at the window's end is fine). */
-async function looksLikeText(path: string): Promise<boolean> {
+async function withFile<T>(path: string, use: (handle: FileHandle) => Promise<T>): Promise<T> {
+  const handle = await open(path, 'r');
+  try {
+    return await use(handle);
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Text = non-empty, no NUL bytes, and valid UTF-8 (a multi-byte sequence cut at the window's end
+ * is fine). Returns the window's first KiB as text, or undefined when the file is not text.
+ */
+async function textStart(path: string): Promise<string | undefined> {
   const handle = await open(path, 'r');
   try {
     const buffer = Buffer.alloc(TEXT_SNIFF_BYTES);
     const { bytesRead } = await handle.read(buffer, 0, TEXT_SNIFF_BYTES, 0);
-    if (bytesRead === 0) return false;
+    if (bytesRead === 0) return undefined;
     const window = buffer.subarray(0, bytesRead);
-    if (window.includes(0)) return false;
+    if (window.includes(0)) return undefined;
     const decoder = new TextDecoder('utf-8', { fatal: true });
     try {
-      decoder.decode(window, { stream: bytesRead === TEXT_SNIFF_BYTES });
-      return true;
+      return decoder.decode(window, { stream: bytesRead === TEXT_SNIFF_BYTES }).slice(0, 1024);
     } catch {
-      return false; // not UTF-8: we do not guess legacy encodings
+      return undefined; // not UTF-8: we do not guess legacy encodings
     }
   } finally {
     await handle.close();
   }
 }
 export { classifyPdfOpenError, type PdfOpenFailure } from './pdf-errors.js';
+export { LEGACY_MEDIA_TYPES } from './formats.js';

@@ -2,20 +2,27 @@ import { parseDocx } from './docx.js';
 import { resolveLimits } from './limits.js';
 import { parsePdf } from './pdf.js';
 import { parsePptx } from './pptx.js';
-import { parseText } from './text.js';
+import { parseText, TEXT_MEDIA_TYPES } from './text.js';
+import { DOC_MEDIA_TYPE, parseDoc } from './doc.js';
+import { EPUB_MEDIA_TYPE, parseEpub } from './epub.js';
 import { DocumentError, type ParseInput, type ParseOptions, type ParsedDocument } from './types.js';
-import { parseXlsx } from './xlsx.js';
+import { parseSpreadsheet, parseXlsx } from './xlsx.js';
 
 export * from './types.js';
 export { DEFAULT_LIMITS } from './limits.js';
 export { parseCsv } from './csv.js';
-export { decodeText } from './text.js';
+export { csvHeaderRows, decodeText } from './text.js';
+export { htmlBlocks, htmlDocument } from './html-blocks.js';
+export { markdownBlocks } from './markdown-blocks.js';
 export { countChars, embeddedImage, parsedDocument, tablesOf } from './document.js';
 
 export const DOCX_MEDIA_TYPE = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
 export const XLSX_MEDIA_TYPE = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
 export const PDF_MEDIA_TYPE = 'application/pdf';
 export const PPTX_MEDIA_TYPE = 'application/vnd.openxmlformats-officedocument.presentationml.presentation';
+export const XLS_MEDIA_TYPE = 'application/vnd.ms-excel';
+export const ODS_MEDIA_TYPE = 'application/vnd.oasis.opendocument.spreadsheet';
+export { DOC_MEDIA_TYPE, EPUB_MEDIA_TYPE };
 
 /** Media types `parseDocument` accepts (compared without parameters, case-insensitively). */
 export const SUPPORTED_MEDIA_TYPES: readonly string[] = Object.freeze([
@@ -23,9 +30,11 @@ export const SUPPORTED_MEDIA_TYPES: readonly string[] = Object.freeze([
   DOCX_MEDIA_TYPE,
   XLSX_MEDIA_TYPE,
   PPTX_MEDIA_TYPE,
-  'text/plain',
-  'text/markdown',
-  'text/csv',
+  XLS_MEDIA_TYPE,
+  ODS_MEDIA_TYPE,
+  DOC_MEDIA_TYPE,
+  EPUB_MEDIA_TYPE,
+  ...TEXT_MEDIA_TYPES,
 ]);
 
 /** `Text/Plain; charset=utf-8` → `text/plain`. */
@@ -53,9 +62,19 @@ export async function parseDocument(input: ParseInput, options: ParseOptions = {
       return parseXlsx(input, limits);
     case PPTX_MEDIA_TYPE:
       return parsePptx(input, limits);
+    case XLS_MEDIA_TYPE:
+      return parseSpreadsheet(input, 'XLS', limits);
+    case ODS_MEDIA_TYPE:
+      return parseSpreadsheet(input, 'ODS', limits);
+    case DOC_MEDIA_TYPE:
+      return parseDoc(input);
+    case EPUB_MEDIA_TYPE:
+      return parseEpub(input, limits);
     case 'text/plain':
     case 'text/markdown':
     case 'text/csv':
+    case 'text/tab-separated-values':
+    case 'text/html':
       return parseText(input, mediaType, limits);
     default:
       throw new DocumentError('unsupported_content', `documents of type ${mediaType || '(none)'} cannot be parsed`);

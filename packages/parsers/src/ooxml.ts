@@ -40,3 +40,13 @@ export function assertOfficeOpenXml(data: Uint8Array, what: OfficeFormat): void 
 export function readerOrigin(): Origin {
   return { parser: '@readpack/parsers', version: ownVersion(), engine: 'native' };
 }
+
+/**
+ * XLS and DOC are OLE2 compound files. Checked before SheetJS or word-extractor sees the bytes, for
+ * the same reason as above: a clear `corrupt_document` instead of a library reading anything.
+ */
+export function assertOle2(data: Uint8Array, what: 'XLS' | 'DOC'): void {
+  if (startsWith(data, OLE2)) return;
+  if (data.length === 0) throw new DocumentError('corrupt_document', `the ${what} file is empty (0 bytes)`);
+  throw new DocumentError('corrupt_document', `not a valid ${what} file: it is not an OLE2 compound file`);
+}

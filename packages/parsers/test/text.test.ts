@@ -53,17 +53,20 @@ describe('text documents', () => {
     await scratch.cleanup();
   });
 
-  it('reads text/plain and text/markdown with the version of @readpack/parsers', async () => {
+  it('reads text/plain with the version of @readpack/parsers, text/markdown with marked', async () => {
     const own = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
     const path = await scratch.file('note.md', '\ufeff# Title\r\n\r\nBody text\r\n');
-    for (const mediaType of ['text/plain', 'text/markdown', 'text/markdown; charset=UTF-8']) {
+    const plain = await parseDocument({ path, mediaType: 'text/plain' });
+    expect(plain.origin).toEqual({ parser: 'readpack-text', version: own.version, engine: 'native' });
+    expect(plain.body.map((b) => b.type)).toEqual(['paragraph', 'paragraph']);
+    for (const mediaType of ['text/markdown', 'text/markdown; charset=UTF-8']) {
       const doc = await parseDocument({ path, mediaType });
-      expect(doc).toEqual({
-        origin: { parser: 'readpack-text', version: own.version, engine: 'native' },
-        text: '# Title\n\nBody text\n',
-        tables: [],
-        images: [],
-      });
+      expect(doc.origin.parser).toBe('marked');
+      expect(doc.body).toEqual([
+        { type: 'heading', level: 1, text: 'Title', origin: doc.origin },
+        { type: 'paragraph', text: 'Body text', origin: doc.origin },
+      ]);
+      expect(doc.tables).toEqual([]);
     }
   });
 
@@ -79,7 +82,6 @@ describe('text documents', () => {
         ['solo', ''],
       ],
     });
-    expect(doc.text).toBe('name,comment\n"Doe, Jane","said ""hello""\nand left"\nsolo\n');
   });
 
   it('detects semicolon-separated CSV', async () => {
@@ -108,6 +110,12 @@ describe('dispatch', () => {
         'text/csv',
         'text/markdown',
         'text/plain',
+        'text/tab-separated-values',
+        'text/html',
+        'application/vnd.ms-excel',
+        'application/vnd.oasis.opendocument.spreadsheet',
+        'application/msword',
+        'application/epub+zip',
       ].sort(),
     );
   });

@@ -19,9 +19,10 @@ describe('XLSX', () => {
     await scratch.cleanup();
   });
 
-  it('yields one table per sheet and a `## sheet` section per sheet in the text', async () => {
+  it('yields a table per sheet region (Sheet3 holds two tables side by side) and a heading per sheet', async () => {
     const doc = await parseDocument({ path: fixturePath('table-multiple.xlsx'), mediaType: XLSX_TYPE });
-    expect(doc.tables.map((t) => t.name)).toEqual(['Sheet1', 'Sheet2', 'Sheet3']);
+    expect(doc.tables.map((t) => t.name)).toEqual(['Sheet1', 'Sheet2', 'Sheet3', 'Sheet3']);
+    expect(doc.tables[3]?.rows[1]).toEqual(['1', '750']);
     expect(doc.tables[0]?.rows).toEqual([
       ['Item', 'Type', 'Quantity'],
       ['1', 'Apple', '50'],
@@ -29,8 +30,8 @@ describe('XLSX', () => {
       ['3', 'Orange', '60'],
       ['4', 'Pear', '100'],
     ]);
-    expect(doc.text.startsWith('## Sheet1\nItem\tType\tQuantity\n1\tApple\t50\n')).toBe(true);
-    expect(doc.text).toContain('\n\n## Sheet2\nItem\tPrice\n1\t0.85\n');
+    expect(doc.text.startsWith('Sheet1\n\nItem\tType\tQuantity\n1\tApple\t50\n')).toBe(true);
+    expect(doc.text).toContain('\n\nSheet2\n\nItem\tPrice\n1\t0.85\n');
     expect(doc.origin.version).toBe(XLSX.version);
   });
 
@@ -45,7 +46,7 @@ describe('XLSX', () => {
       ['only one', '2024-02-29', '25.6%'],
     ]);
     expect(doc.tables[1]).toMatchObject({ name: 'Empty', rows: [] });
-    expect(doc.text).toBe('## Data\nname\twhen\tshare\nonly one\t2024-02-29\t25.6%\n\n## Empty');
+    expect(doc.text).toBe('Data\n\nname\twhen\tshare\nonly one\t2024-02-29\t25.6%\n\nEmpty');
   });
 
   it('refuses sheets beyond the row and column limits with unsupported_content', async () => {

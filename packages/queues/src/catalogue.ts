@@ -1,6 +1,7 @@
 import type { Stage } from '@readpack/config';
 import type { z } from 'zod';
 import { assembleQueue } from './stages/assemble.config.js';
+import { convertQueue } from './stages/convert.config.js';
 import { extractQueue } from './stages/extract.config.js';
 import { mineruQueue } from './stages/mineru.config.js';
 import { ocrQueue } from './stages/ocr.config.js';
@@ -13,6 +14,7 @@ import { renderQueue } from './stages/render.config.js';
  */
 export const QUEUES = {
   extract: extractQueue,
+  convert: convertQueue,
   render: renderQueue,
   ocr: ocrQueue,
   mineru: mineruQueue,
@@ -34,11 +36,17 @@ export function bullPrefix(prefix: string): string {
 }
 
 /**
+ * The part of the extract job that reads the convert stage's PDF (`<jobId>-extract-pdf`): the
+ * upload's own extract job (`<jobId>`) may be the one that sent the document to conversion.
+ */
+export const RENDITION_PART = 'pdf';
+
+/**
  * Deterministic BullMQ ids of a job's stages: a re-delivered step re-adds nothing. A replayed job
  * (series > 1) gets new ids, because the failed jobs of the earlier series are still retained.
  */
 export function stageJobId(jobId: string, stage: QueueName, series = 1, part?: string): string {
-  const base = stage === 'extract' ? jobId : `${jobId}-${stage}${part ? `-${part}` : ''}`;
+  const base = stage === 'extract' && !part ? jobId : `${jobId}-${stage}${part ? `-${part}` : ''}`;
   return series > 1 ? `${base}-s${series}` : base;
 }
 

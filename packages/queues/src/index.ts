@@ -3,6 +3,7 @@ export {
   PIPELINE_VERSION,
   bullPrefix,
   stageJobId,
+  RENDITION_PART,
   deadLetterQueueName,
   leaseSettings,
   type LeaseSettings,
@@ -14,3 +15,4 @@ export type { QueueDefinition } from './definition.js';
 export { QueueProducer, jobOptionOverrides, type FlowChild } from './producer.js';
 export * from './payloads.js';
 export type { DeadLetter } from './dead-letter.js';
+export { CONVERTER_REFRESH_MS, CONVERTER_TTL_SECONDS, converterKey, publishConverter, readConverter, type ConverterInfo } from './converter.js';

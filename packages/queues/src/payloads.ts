@@ -45,7 +45,34 @@ export const documentOptions = z
  */
 export const sealedSecrets = z.object({ password: z.string().max(1_000).optional() }).strict();
 
-export const extractPayload = z.object({ ...jobRef, source: sourceRef, options: documentOptions, secrets: sealedSecrets.optional() }).strict();
+/**
+ * A PDF rendition of the upload, made by the convert stage (LibreOffice): the document is read
+ * from it, while the package's `source` stays the original upload. `parser`/`version` name the
+ * converter, and become the package's `origin`.
+ */
+export const renditionRef = z
+  .object({ sha256, size: z.number().int().nonnegative(), parser: z.string().min(1).max(100), version: z.string().min(1).max(100) })
+  .strict();
+
+export const extractPayload = z
+  .object({ ...jobRef, source: sourceRef, options: documentOptions, secrets: sealedSecrets.optional(), rendition: renditionRef.optional() })
+  .strict();
+
+/**
+ * One upload to convert to PDF. `reason` says why: the format is read only through LibreOffice, or
+ * a DOC that word-extractor could not read. `pdf` is written into the job by the consumer once the
+ * PDF is stored (job.updateData), so a re-delivered job re-uses it instead of converting again.
+ */
+export const convertPayload = z
+  .object({
+    ...jobRef,
+    source: sourceRef,
+    options: documentOptions,
+    secrets: sealedSecrets.optional(),
+    reason: z.enum(['format', 'unreadable']),
+    pdf: renditionRef.optional(),
+  })
+  .strict();
 
 /** One page to render (a PDF page, or the uploaded image itself) into pixels for OCR. */
 export const renderPayload = z
@@ -86,4 +113,6 @@ export type MineruPayload = z.infer<typeof mineruPayload>;
 export type RenderPayload = z.infer<typeof renderPayload>;
 export type OcrPayload = z.infer<typeof ocrPayload>;
 export type ExtractPayload = z.infer<typeof extractPayload>;
+export type ConvertPayload = z.infer<typeof convertPayload>;
+export type RenditionRef = z.infer<typeof renditionRef>;
 export type AssemblePayload = z.infer<typeof assemblePayload>;

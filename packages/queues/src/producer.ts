@@ -52,14 +52,15 @@ export class QueueProducer {
   }
 
   /** Adds the stage job for `payload.jobId`. The payload is validated here and again by the consumer. */
-  async add<N extends QueueName>(name: N, payload: PayloadOf<N>, options: { priority?: number } = {}): Promise<void> {
+  async add<N extends QueueName>(name: N, payload: PayloadOf<N>, options: { priority?: number; part?: string } = {}): Promise<void> {
     await this.addUntyped(name, payload, options);
   }
 
   /** For data whose type is only known at run time (a dead-letter replay): validated by the queue's schema. */
-  async addUntyped(name: QueueName, payload: unknown, options: { priority?: number } = {}): Promise<void> {
+  async addUntyped(name: QueueName, payload: unknown, options: { priority?: number; part?: string } = {}): Promise<void> {
     const data = QUEUES[name].payload.parse(payload);
-    await this.queue(name).add(name, data, { ...this.jobOptions(name), ...options, jobId: stageJobId(data.jobId, name, data.series) });
+    const { part, ...rest } = options;
+    await this.queue(name).add(name, data, { ...this.jobOptions(name), ...rest, jobId: stageJobId(data.jobId, name, data.series, part) });
   }
 
   /**

@@ -1,7 +1,7 @@
 import { Router, type Request } from 'express';
 import multer from 'multer';
 import { dedupIdentity, type NewJob } from '@readpack/job-state';
-import { PIPELINE_VERSION, type DocumentOptions, type ExtractPayload, type SourceRef } from '@readpack/queues';
+import { PIPELINE_VERSION, readConverter, type DocumentOptions, type ExtractPayload, type SourceRef } from '@readpack/queues';
 import type { ApiContext } from '../context.js';
 import { baseUrl } from '../http/base-url.js';
 import { ApiError } from '../http/errors.js';
@@ -37,7 +37,8 @@ interface Intake {
 
 /**
  * Uploads. The order is the defence: the tenant is known (auth) and one upload counted against its
- * rate before a byte of the body is read; then the files are spooled (size-capped), sniffed (415),
+ * rate before a byte of the body is read; then the files are spooled (size-capped), sniffed (415;
+ * also 415 `converter_unavailable` for formats read through LibreOffice when no converter runs),
  * admitted against the tenant's active-job limit (429, all or nothing), and only then stored and
  * turned into records and queue jobs. Any refusal discards the spooled files and gives back the
  * admission. A single upload of content whose job is still running joins that job (active-only
@@ -115,7 +116,7 @@ async function admit(ctx: ApiContext, req: Request, spooled: SpooledFile[], more
   try {
     const password = takePassword(req.body);
     const options = documentOptionsFrom(req.body, ctx.config);
-    const files = await inspectFiles(spooled);
+    const files = await inspectFiles(spooled, () => readConverter(ctx.redis, ctx.config.redis.prefix));
     await moreRate?.();
     const jobIds = files.map(() => newId('job'));
     const priorities = await ctx.admission.admit(tenant, jobIds);

@@ -1,6 +1,6 @@
 import type { Queue } from 'bullmq';
 import type { JobRecord, JobStateStore } from '@readpack/job-state';
-import { QUEUES, stageJobId, type QueueName } from '@readpack/queues';
+import { QUEUES, RENDITION_PART, stageJobId, type QueueName } from '@readpack/queues';
 
 /** A BullMQ job in one of these states will still run: its record is not an orphan. */
 const LIVE_STATES = new Set(['waiting', 'active', 'delayed', 'prioritized', 'waiting-children']);
@@ -45,8 +45,13 @@ function looksAbandoned(record: JobRecord, now: number): boolean {
 }
 
 async function liveQueueJob(record: JobRecord, queues: Record<QueueName, Queue>): Promise<boolean> {
-  for (const stage of Object.keys(QUEUES) as QueueName[]) {
-    const job = await queues[stage].getJob(stageJobId(record.jobId, stage, record.series));
+  // The extract job of a converted document (`<jobId>-extract-pdf`) counts as well.
+  const ids: [QueueName, string][] = [
+    ...(Object.keys(QUEUES) as QueueName[]).map((stage): [QueueName, string] => [stage, stageJobId(record.jobId, stage, record.series)]),
+    ['extract', stageJobId(record.jobId, 'extract', record.series, RENDITION_PART)],
+  ];
+  for (const [stage, id] of ids) {
+    const job = await queues[stage].getJob(id);
     if (job && LIVE_STATES.has(await job.getState())) return true;
   }
   return false;

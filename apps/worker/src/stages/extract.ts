@@ -1,11 +1,12 @@
-import { jobRefFields, type FlowChild } from '@readpack/queues';
+import { jobRefFields, type ExtractPayload, type FlowChild, type RenditionRef, type SourceRef } from '@readpack/queues';
 import { TESSERACT_VERSION } from '@readpack/ocr';
 import { parsedDocument, type ParsedDocument } from '@readpack/parsers';
 import { chooseEngine } from '../engine-choice.js';
 import { pagesNeedingOcr } from '../ocr-routing.js';
 import { pdfPassword } from '../secrets.js';
 import type { Extraction } from '../extraction.js';
-import { PermanentFailure } from '../failures.js';
+import { classify, PermanentFailure } from '../failures.js';
+import { CONVERTED_MEDIA_TYPES } from './convert.js';
 import type { StageContext, StageHandler } from '../stage.js';
 
 /**
@@ -25,26 +26,48 @@ export const extractStage: StageHandler<'extract'> = {
     if (!(await storage.blobs.has(payload.source.sha256))) {
       throw new PermanentFailure('source_missing', 'The uploaded file is no longer stored; upload it again.');
     }
-    const isImage = payload.source.mediaType.startsWith('image/');
-    const extraction =
-      payload.options.engine === 'mineru'
-        ? undefined
-        : isImage
-          ? await imageExtraction(ctx)
-          : await extractLocally(payload.source.sha256, payload.source.mediaType, pdfPassword(ctx.secrets, payload.secrets?.password, payload.jobId), ctx);
-    const engine = chooseEngine(payload.options, extraction?.document, payload.source.mediaType, config);
+    if (!payload.rendition && CONVERTED_MEDIA_TYPES.includes(payload.source.mediaType)) {
+      await toConvert(payload, ctx, 'format');
+      return;
+    }
+    // What is read: the upload, or the convert stage's PDF of it (the package's source stays the upload).
+    const document: SourceRef = payload.rendition
+      ? { sha256: payload.rendition.sha256, filename: `${payload.source.filename}.pdf`, mediaType: 'application/pdf', size: payload.rendition.size }
+      : payload.source;
+    if (!(await storage.blobs.has(document.sha256))) {
+      throw new PermanentFailure('source_missing', 'The converted PDF is no longer stored; upload the file again.');
+    }
+    const isImage = document.mediaType.startsWith('image/');
+    let extraction: StoredExtraction | undefined;
+    try {
+      extraction =
+        payload.options.engine === 'mineru'
+          ? undefined
+          : isImage
+            ? await imageExtraction(ctx)
+            : await extractLocally(document.sha256, document.mediaType, pdfPassword(ctx.secrets, payload.secrets?.password, payload.jobId), ctx, payload.rendition);
+    } catch (error) {
+      // word-extractor reads most DOC files, not all (fast-saved, Word 6/95): LibreOffice reads the rest.
+      if (document.mediaType === 'application/msword' && classify(error).code === 'corrupt_document' && (await ctx.converterAvailable?.()) === true) {
+        logger.info('word-extractor cannot read the DOC file; converting it with LibreOffice', { error: error instanceof Error ? error.message : String(error) });
+        await toConvert(payload, ctx, 'unreadable');
+        return;
+      }
+      throw error;
+    }
+    const engine = chooseEngine(payload.options, extraction?.document, document.mediaType, config);
     const ref = jobRefFields(payload);
     const children: FlowChild[] = [];
     let ocrPages: number[] = [];
     if (engine === 'mineru') {
-      children.push({ name: 'mineru', payload: { ...ref, source: payload.source, options: payload.options } });
-    } else if (extraction?.document.pages && (isImage || payload.source.mediaType === 'application/pdf')) {
+      children.push({ name: 'mineru', payload: { ...ref, source: document, options: payload.options } });
+    } else if (extraction?.document.pages && (isImage || document.mediaType === 'application/pdf')) {
       // Only PDF pages and images can be rendered for OCR; slides (PPTX) are pages too, but their
       // text is the slide's own and a picture-only slide has nothing for render to draw from.
       ocrPages = isImage ? [0] : pagesNeedingOcr(extraction.document.pages, config.ocr.minCharsPerPage);
       const kind = isImage ? 'image' : 'pdf-page';
       for (const page of ocrPages) {
-        const pagePayload = { ...ref, source: payload.source, options: payload.options, page };
+        const pagePayload = { ...ref, source: document, options: payload.options, page };
         // render runs first (the child), then ocr (its parent) reads the pixels it stored. Only
         // render opens the PDF, so only render gets the (still sealed) password.
         const renderPayload = { ...pagePayload, kind, ...(payload.secrets ? { secrets: payload.secrets } : {}) };
@@ -70,8 +93,31 @@ export const extractStage: StageHandler<'extract'> = {
   },
 };
 
+/** What extract stored for assemble, and what it read (for routing and the log line). */
+interface StoredExtraction {
+  sha256: string;
+  document: ParsedDocument;
+  summary: Record<string, unknown>;
+}
+
+/**
+ * Hands the document to the convert stage (`<jobId>-convert`), which adds its extract job on the
+ * PDF. Fails at once when no convert consumer runs: the job would otherwise wait for ever.
+ */
+async function toConvert(payload: ExtractPayload, ctx: StageContext, reason: 'format' | 'unreadable'): Promise<void> {
+  if ((await ctx.converterAvailable?.()) !== true) {
+    throw new PermanentFailure('converter_unavailable', `Documents of type ${payload.source.mediaType} are read through LibreOffice, and no convert consumer is running.`);
+  }
+  await ctx.producer.add(
+    'convert',
+    { ...jobRefFields(payload), source: payload.source, options: payload.options, reason, ...(payload.secrets ? { secrets: payload.secrets } : {}) },
+    ctx.job.opts.priority ? { priority: ctx.job.opts.priority } : {},
+  );
+  ctx.logger.info('sent to conversion', { reason, mediaType: payload.source.mediaType });
+}
+
 /** An image has no text layer: one empty page, read by OCR. */
-async function imageExtraction({ storage }: StageContext) {
+async function imageExtraction({ storage }: StageContext): Promise<StoredExtraction> {
   const origin = { parser: 'tesseract.js', version: TESSERACT_VERSION, engine: 'ocr' as const };
   const document: ParsedDocument = parsedDocument({ origin, body: [], pages: [{ index: 0 }] });
   const extraction: Extraction = { ...document, images: [] };
@@ -79,7 +125,7 @@ async function imageExtraction({ storage }: StageContext) {
   return { sha256: stored.sha256, document, summary: { parser: 'image', pages: 1 } };
 }
 
-async function extractLocally(sha256: string, mediaType: string, password: string | undefined, { storage, parsePool, config }: StageContext) {
+async function extractLocally(sha256: string, mediaType: string, password: string | undefined, { storage, parsePool, config }: StageContext, rendition?: RenditionRef): Promise<StoredExtraction> {
   if (!parsePool) throw new Error('extract needs the parse pool');
   const input = { path: storage.blobs.pathOf(sha256), mediaType, ...(password === undefined ? {} : { password }) };
   const { zip } = config.limits;
@@ -94,7 +140,10 @@ async function extractLocally(sha256: string, mediaType: string, password: strin
     const { sha256: imageSha, size } = await storage.blobs.putBuffer(image.data);
     images.push({ name: image.name, mediaType: image.mediaType, sha256: imageSha, size, ...(image.page === undefined ? {} : { page: image.page }), ...(image.width === undefined || image.height === undefined ? {} : { width: image.width, height: image.height }) });
   }
-  const extraction: Extraction = { ...parsed, images };
+  // A converted document's origin is its converter (the package's `origin`); its pages and blocks
+  // keep the origin of what read the PDF (pdfjs-dist text layer, or OCR).
+  const origin = rendition ? { parser: rendition.parser, version: rendition.version, engine: parsed.origin.engine } : parsed.origin;
+  const extraction: Extraction = { ...parsed, origin, images };
   const stored = await storage.blobs.putBuffer(Buffer.from(JSON.stringify(extraction)));
   const summary = { parser: parsed.origin.parser, pages: parsed.pages?.length, tables: parsed.tables.length, images: images.length, chars: parsed.text.length };
   return { sha256: stored.sha256, document: parsed, summary };
