@@ -1,9 +1,10 @@
-import express, { type Express } from 'express';
+import express, { Router, type Express } from 'express';
 import { adminGuard, BULL_BOARD_PATH, bullBoardRouter } from './admin/bull-board.js';
 import { authenticate } from './auth/authenticate.js';
 import type { ApiContext } from './context.js';
 import { smallBodiesOnly } from './http/body-limit.js';
 import { ApiError, errorHandler } from './http/errors.js';
+import { refuseUndecodablePaths } from './http/request-target.js';
 import { adminSecurityHeaders, apiSecurityHeaders, corsPolicy } from './http/security-headers.js';
 import { servedBy } from './http/served-by.js';
 import { filesRouter, isUploadRequest } from './routes/files.js';
@@ -26,11 +27,13 @@ export function createApp(ctx: ApiContext): Express {
   const apiGuards = [apiSecurityHeaders(), ...cors, smallBodiesOnly(isUploadRequest)];
   const auth = authenticate(ctx.keys);
 
+  app.use(servedBy);
+  // Before any route with parameters is matched (matching decodes them).
+  app.use(refuseUndecodablePaths(Router().use(...apiGuards).use('/api', auth), ctx.logger));
   // Polling is by far the most frequent request. Its route is matched first and carries the very
   // same middleware explicitly, so a poll skips the walk through every other layer of the app.
-  app.get(JOB_STATUS_PATH, servedBy, ...apiGuards, auth, jobStatus(ctx));
+  app.get(JOB_STATUS_PATH, ...apiGuards, auth, jobStatus(ctx));
 
-  app.use(servedBy);
   app.use(BULL_BOARD_PATH, adminSecurityHeaders(), adminGuard(ctx.admin, ctx.keys.devMode), bullBoardRouter(ctx.producer.opsQueues()));
   app.use(...apiGuards);
   app.use(healthRouter(ctx));

@@ -47,6 +47,10 @@ export function errorHandler(logger: Logger, uploadLimitBytes: number): ErrorReq
       apiError = new ApiError(413, 'body_too_large', 'The request body is larger than this route accepts.', { limitBytes: error.limit });
     } else if (isBodyParseError(error)) {
       apiError = new ApiError(400, 'bad_request', 'The request body could not be read.');
+    } else if (error instanceof URIError) {
+      // The router's own parameter decoding (http/request-target.ts refuses these paths first).
+      logger.info('refused a path that does not decode', { method: req.method, path: req.path.slice(0, 256) });
+      apiError = new ApiError(400, 'bad_request', 'The URL path holds a malformed percent-escape.');
     } else if (isMalformedMultipart(error)) {
       apiError = new ApiError(400, 'bad_upload', 'The multipart body could not be read: a part header is malformed or larger than 16 KiB (a very long filename?).');
     } else {
