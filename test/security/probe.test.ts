@@ -1,10 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { rm } from 'node:fs/promises';
+import { connect, type Socket } from 'node:net';
 import { connectTestRedis, deleteKeysWithPrefix } from '@readpack/testing';
 import { startApi, type RunningApi } from '../../apps/api/src/server.js';
 import { testConfig } from '../harness.js';
 import { capturedLogger, type LogRecord } from '../support/captured-logger.js';
 import { errorCode, TenantClient } from './support/client.js';
+
+async function waitFor(condition: () => boolean, what: string, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
 
 /**
  * The findings of a hostile probe against two tenants (review section 7), one test each: what an
@@ -12,6 +21,24 @@ import { errorCode, TenantClient } from './support/client.js';
  */
 const ALICE = 'probe-alice-key-0123456789abcdef';
 const BOB = 'probe-bob-key-0123456789abcdef01';
+const IDLE_MS = 1_000;
+
+/**
+ * Opens a raw connection and sends the head of a single-file upload declaring `declared` bytes of
+ * body, then `sent` bytes of it; resolves with the socket once they are written.
+ */
+async function partialUpload(base: string, key: string, declared: number, sent: number): Promise<Socket> {
+  const url = new URL(base);
+  const socket = connect(Number(url.port), url.hostname);
+  await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
+  const head = '--x\r\ncontent-disposition: form-data; name="file"; filename="half.txt"\r\ncontent-type: text/plain\r\n\r\n';
+  socket.write(
+    `POST /api/files HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer ${key}\r\n` +
+      `Content-Type: multipart/form-data; boundary=x\r\nContent-Length: ${declared}\r\n\r\n${head}`,
+  );
+  await new Promise<void>((resolve) => socket.write(Buffer.alloc(sent - head.length, 'a'), () => resolve()));
+  return socket;
+}
 
 describe('hostile probe, two tenants', () => {
   let api: RunningApi;
@@ -21,7 +48,7 @@ describe('hostile probe, two tenants', () => {
   let anonymous: TenantClient;
 
   beforeAll(async () => {
-    const config = await testConfig({ API_KEYS: `${ALICE}:alice,${BOB}:bob` });
+    const config = await testConfig({ API_KEYS: `${ALICE}:alice,${BOB}:bob`, UPLOAD_IDLE_TIMEOUT_MS: String(IDLE_MS) });
     const captured = capturedLogger();
     records = captured.records;
     api = await startApi(config, captured.logger);
@@ -53,5 +80,29 @@ describe('hostile probe, two tenants', () => {
     }
     expect(errorsLogged()).toEqual([]);
     expect(records.filter((r) => r.message === 'refused a path with a malformed percent-escape').every((r) => r.level === 'info')).toBe(true);
+  });
+
+  it('a client that drops its upload half-way is logged as its own doing (info), not as our error with a stack', async () => {
+    const before = records.length;
+    const socket = await partialUpload(api.url, ALICE, 4 * 1024 * 1024, 256 * 1024);
+    socket.destroy();
+    await waitFor(() => records.slice(before).some((r) => r.message === 'client went away before its request was read'), 'the abort to be logged');
+    const logged = records.slice(before);
+    expect(logged.filter((r) => r.level === 'error' || r.level === 'warn')).toEqual([]);
+    expect(JSON.stringify(logged)).not.toMatch(/\bat .+\(|stack/);
+    expect((await alice.get('/healthz')).status).toBe(200);
+  });
+
+  it('an upload body shorter than its Content-Length is cut off after UPLOAD_IDLE_TIMEOUT_MS without progress, not 15 minutes', async () => {
+    const before = records.length;
+    const startedAt = Date.now();
+    const socket = await partialUpload(api.url, BOB, 1024 * 1024, 64 * 1024);
+    // Idle from here on: the server, not the client, must end it.
+    await new Promise<void>((resolve) => socket.once('close', () => resolve()).resume());
+    const heldMs = Date.now() - startedAt;
+    expect(heldMs).toBeGreaterThanOrEqual(IDLE_MS - 100);
+    expect(heldMs).toBeLessThan(IDLE_MS + 4_000);
+    await waitFor(() => records.slice(before).some((r) => r.message === 'upload body stalled; closing the connection'), 'the stall to be logged');
+    expect(records.slice(before).filter((r) => r.level === 'error')).toEqual([]);
   });
 });

@@ -33,6 +33,13 @@ const MULTER_ERRORS: Record<string, [number, string, string]> = {
 /** The one place errors become responses. Unknown errors are logged with their stack and answer 500. */
 export function errorHandler(logger: Logger, uploadLimitBytes: number): ErrorRequestHandler {
   return (error: unknown, req, res, _next) => {
+    if (clientWentAway(req)) {
+      // A client that drops its connection mid-body (or stalls until we drop it) is its own doing:
+      // nobody is left to answer, and it is no fault of ours worth an error and a stack.
+      logger.info('client went away before its request was read', { method: req.method, path: req.path, reason: error instanceof Error ? error.message : String(error) });
+      res.destroy();
+      return;
+    }
     let apiError: ApiError;
     if (error instanceof ApiError) apiError = error;
     else if (isRedisUnavailableError(error)) {
@@ -66,6 +73,11 @@ export function errorHandler(logger: Logger, uploadLimitBytes: number): ErrorReq
     if (!req.complete && !mayDrainUnreadBody(req)) res.set('Connection', 'close');
     res.json({ error: { code: apiError.code, message: apiError.message, ...apiError.details } });
   };
+}
+
+/** The connection is gone and the request's body never arrived whole. */
+function clientWentAway(req: Request): boolean {
+  return !req.complete && (req.destroyed || req.socket.destroyed);
 }
 
 /** Bodies up to this size are read and discarded after an early refusal rather than cut off. */
