@@ -1,11 +1,26 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { rm } from 'node:fs/promises';
+import { request } from 'node:http';
 import { connect, type Socket } from 'node:net';
+import { ConfigError } from '@readpack/config';
 import { connectTestRedis, deleteKeysWithPrefix } from '@readpack/testing';
 import { startApi, type RunningApi } from '../../apps/api/src/server.js';
 import { testConfig } from '../harness.js';
 import { capturedLogger, type LogRecord } from '../support/captured-logger.js';
 import { errorCode, TenantClient } from './support/client.js';
+
+/** node:http, because fetch will not send a Host of our choosing. */
+function requestWithHost(base: string, path: string, host: string, init: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(`${base}${path}`, { method: init.method ?? 'GET', headers: { ...init.headers, host } }, (res) => {
+      let body = '';
+      res.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on('error', reject);
+    req.end(init.body);
+  });
+}
 
 async function waitFor(condition: () => boolean, what: string, timeoutMs = 5_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -104,5 +119,44 @@ describe('hostile probe, two tenants', () => {
     expect(heldMs).toBeLessThan(IDLE_MS + 4_000);
     await waitFor(() => records.slice(before).some((r) => r.message === 'upload body stalled; closing the connection'), 'the stall to be logged');
     expect(records.slice(before).filter((r) => r.level === 'error')).toEqual([]);
+  });
+
+  it('in production, URLs never come from an arbitrary Host: PUBLIC_BASE_URL or TRUSTED_HOSTS is required, and another host answers 400', async () => {
+    const unset = await testConfig({ API_KEYS: `${ALICE}:alice`, READPACK_ENV: 'production' });
+    const refusal = await startApi(unset, capturedLogger().logger).then(
+      async (started) => {
+        await started.close();
+        return undefined;
+      },
+      (error: unknown) => error,
+    );
+    await rm(unset.dataDir, { recursive: true, force: true });
+    expect(refusal).toBeInstanceOf(ConfigError);
+    expect((refusal as ConfigError).message).toMatch(/PUBLIC_BASE_URL: required in production/);
+
+    const config = await testConfig({ API_KEYS: `${ALICE}:alice`, READPACK_ENV: 'production', TRUSTED_HOSTS: 'API.example.com, api.example.com:8443' });
+    const production = await startApi(config, capturedLogger().logger);
+    try {
+      const auth = { authorization: `Bearer ${ALICE}` };
+      const body = '--x\r\ncontent-disposition: form-data; name="file"; filename="a.txt"\r\ncontent-type: text/plain\r\n\r\nhello host\r\n--x--\r\n';
+      const upload = (host: string) => requestWithHost(production.url, '/api/files', host, { method: 'POST', headers: { ...auth, 'content-type': 'multipart/form-data; boundary=x' }, body });
+      const trusted = await upload('api.example.com:8443');
+      expect(trusted.status).toBe(202);
+      expect((JSON.parse(trusted.body) as { statusUrl: string }).statusUrl).toMatch(/^http:\/\/api\.example\.com:8443\/api\/files\/job\/job_/);
+      for (const host of ['evil.example.net', 'api.example.com.evil.net', 'api.example.com:9999']) {
+        const forged = await upload(host);
+        expect({ host, status: forged.status, code: (JSON.parse(forged.body) as { error: { code: string } }).error.code }).toEqual({ host, status: 400, code: 'untrusted_host' });
+        const poll = await requestWithHost(production.url, '/api/files/job/job_AAAAAAAAAAAAAAAAAAAAAA', host, { headers: auth });
+        expect(poll.status).toBe(400);
+      }
+      // Liveness probes name whatever host the orchestrator uses; they build no URL.
+      expect((await requestWithHost(production.url, '/healthz', 'localhost:3000')).status).toBe(200);
+    } finally {
+      await production.close();
+      const redis = connectTestRedis();
+      await deleteKeysWithPrefix(redis, config.redis.prefix);
+      await redis.quit();
+      await rm(config.dataDir, { recursive: true, force: true });
+    }
   });
 });
