@@ -2,7 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { rm } from 'node:fs/promises';
 import { request } from 'node:http';
 import { connect, type Socket } from 'node:net';
+import { writeFile } from 'node:fs/promises';
+import { performance } from 'node:perf_hooks';
 import { ConfigError } from '@readpack/config';
+import { openStorage, SCHEMA_VERSION, type PackageManifest } from '@readpack/package-store';
 import { connectTestRedis, deleteKeysWithPrefix } from '@readpack/testing';
 import { startApi, type RunningApi } from '../../apps/api/src/server.js';
 import { testConfig } from '../harness.js';
@@ -20,6 +23,11 @@ function requestWithHost(base: string, path: string, host: string, init: { metho
     req.on('error', reject);
     req.end(init.body);
   });
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
 }
 
 async function waitFor(condition: () => boolean, what: string, timeoutMs = 5_000): Promise<void> {
@@ -61,6 +69,8 @@ describe('hostile probe, two tenants', () => {
   let cleanUp: () => Promise<void>;
   let alice: TenantClient;
   let anonymous: TenantClient;
+  let bob: TenantClient;
+  let dataDir: string;
 
   beforeAll(async () => {
     const config = await testConfig({ API_KEYS: `${ALICE}:alice,${BOB}:bob`, UPLOAD_IDLE_TIMEOUT_MS: String(IDLE_MS) });
@@ -68,6 +78,8 @@ describe('hostile probe, two tenants', () => {
     records = captured.records;
     api = await startApi(config, captured.logger);
     alice = new TenantClient(api.url, ALICE);
+    bob = new TenantClient(api.url, BOB);
+    dataDir = config.dataDir;
     anonymous = new TenantClient(api.url);
     cleanUp = async () => {
       await api.close();
@@ -121,6 +133,53 @@ describe('hostile probe, two tenants', () => {
     expect(records.slice(before).filter((r) => r.level === 'error')).toEqual([]);
   });
 
+  it("another tenant's asset is refused from the package's small index, as fast as a missing one, without reading the manifest", async () => {
+    const storage = await openStorage(dataDir);
+    const png = await storage.blobs.putBuffer(Buffer.from('\x89PNG\r\n\x1a\n probe asset'));
+    const packageId = 'job_PROBEprobePROBEprobe01';
+    const text = 'x'.repeat(16 * 1024 * 1024); // a long document: what the old check parsed to refuse
+    const manifest: PackageManifest = {
+      schemaVersion: SCHEMA_VERSION,
+      packageId,
+      jobId: packageId,
+      tenant: 'bob',
+      source: { filename: 'big.txt', mediaType: 'text/plain', size: text.length, sha256: '0'.repeat(64) },
+      origin: { parser: 'readpack-text', version: '1', engine: 'native' },
+      text,
+      markdown: text,
+      body: [],
+      furniture: [],
+      tables: [],
+      assets: [{ sha256: png.sha256, mediaType: 'image/png', size: png.size, role: 'embedded-image' }],
+    };
+    await storage.packages.write(manifest);
+    const foreign = `/api/assets/${packageId}.${png.sha256}`;
+    const missing = `/api/assets/job_PROBEmissingPROBEmiss.${png.sha256}`;
+
+    expect((await bob.get(foreign)).status).toBe(200);
+    const refusedForeign = await alice.get(foreign);
+    const refusedMissing = await alice.get(missing);
+    expect(refusedForeign.status).toBe(404);
+    expect(await refusedForeign.text()).toBe(await refusedMissing.text());
+
+    const timings = { foreign: [] as number[], missing: [] as number[] };
+    for (let i = 0; i < 15; i += 1) {
+      for (const [kind, path] of [['foreign', foreign], ['missing', missing]] as const) {
+        const started = performance.now();
+        await (await alice.get(path)).arrayBuffer();
+        timings[kind].push(performance.now() - started);
+      }
+    }
+    // Parsing the 32 MB manifest took tens of milliseconds; the index takes what a miss takes.
+    expect(median(timings.foreign)).toBeLessThan(median(timings.missing) * 3 + 2);
+
+    // Proof that the manifest is not read at all: a ruined manifest changes nothing for assets.
+    await writeFile(storage.packages.pathOf(packageId), 'not a manifest');
+    expect((await bob.get(foreign)).status).toBe(200);
+    expect((await alice.get(foreign)).status).toBe(404);
+    expect(errorsLogged()).toEqual([]);
+  });
+
   it('in production, URLs never come from an arbitrary Host: PUBLIC_BASE_URL or TRUSTED_HOSTS is required, and another host answers 400', async () => {
     const unset = await testConfig({ API_KEYS: `${ALICE}:alice`, READPACK_ENV: 'production' });
     const refusal = await startApi(unset, capturedLogger().logger).then(
@@ -134,7 +193,7 @@ describe('hostile probe, two tenants', () => {
     expect(refusal).toBeInstanceOf(ConfigError);
     expect((refusal as ConfigError).message).toMatch(/PUBLIC_BASE_URL: required in production/);
 
-    const config = await testConfig({ API_KEYS: `${ALICE}:alice`, READPACK_ENV: 'production', TRUSTED_HOSTS: 'API.example.com, api.example.com:8443' });
+    const config = await testConfig({ API_KEYS: `${ALICE}:alice`, READPACK_ENV: 'production', TRUSTED_HOSTS: 'API.example.com, api.example.com:8443', REDIS_COMMAND_TIMEOUT_MS: '10000' });
     const production = await startApi(config, capturedLogger().logger);
     try {
       const auth = { authorization: `Bearer ${ALICE}` };

@@ -84,7 +84,9 @@ describe('janitor', () => {
     const report = await cleanExpired(state, storage, { blobGraceMs: 3_600_000, spoolGraceMs: 3_600_000, packageGraceMs: 3_600_000 });
     expect(report.packagesRemoved).toBe(1);
     expect(await storage.packages.read('job_deadpackage00000001')).toBeNull();
+    expect(await storage.packages.readIndex('job_deadpackage00000001')).toBeNull();
     expect(await storage.packages.read('job_livepackage00000001')).not.toBeNull();
+    expect(await storage.packages.readIndex('job_livepackage00000001')).toMatchObject({ tenant: 't' });
     expect(await storage.blobs.has(goneAsset.sha256)).toBe(false);
     expect(await storage.blobs.has(keptAsset.sha256)).toBe(true);
     expect(await storage.blobs.has(young.sha256)).toBe(true);
