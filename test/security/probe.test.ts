@@ -5,6 +5,8 @@ import { connect, type Socket } from 'node:net';
 import { writeFile } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
 import { ConfigError } from '@readpack/config';
+import { OcrError, resolveLanguageData } from '@readpack/ocr';
+import { ocrFailure } from '../../apps/worker/src/stages/ocr.js';
 import { openStorage, SCHEMA_VERSION, type PackageManifest } from '@readpack/package-store';
 import { connectTestRedis, deleteKeysWithPrefix } from '@readpack/testing';
 import { startApi, type RunningApi } from '../../apps/api/src/server.js';
@@ -217,5 +219,25 @@ describe('hostile probe, two tenants', () => {
       await redis.quit();
       await rm(config.dataDir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('hostile probe: what a tenant reads', () => {
+  it('an OCR failure tells the tenant what to do and names no server path; the path goes to the log', () => {
+    const tessdata = '/usr/share/tesseract-ocr/5/tessdata-probe';
+    let engineError: unknown;
+    try {
+      resolveLanguageData(['zzz'], tessdata);
+    } catch (error) {
+      engineError = error;
+    }
+    expect(engineError).toBeInstanceOf(OcrError);
+    expect((engineError as OcrError).message).toContain(tessdata); // what the operator needs
+    const { logger, records } = capturedLogger();
+    const failure = ocrFailure(engineError as OcrError, 'zzz', logger)!;
+    expect(failure.code).toBe('ocr_language_data_missing');
+    expect(failure.message).toMatch(/ocrLang/);
+    expect(failure.message).not.toMatch(/\/(usr|share|tessdata)|traineddata/);
+    expect(records.map((r) => [r.level, r.detail])).toEqual([['warn', expect.stringContaining(tessdata)]]);
   });
 });
