@@ -3,7 +3,7 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { BlobTooLargeError, openStorage, SCHEMA_VERSION, type PackageManifest, type Storage } from '../src/index.js';
+import { BlobTooLargeError, ignoreMissing, openStorage, SCHEMA_VERSION, type PackageManifest, type Storage } from '../src/index.js';
 
 let dir: string;
 let storage: Storage;
@@ -83,5 +83,14 @@ describe('package store', () => {
     expect(await storage.packages.readIndex('../../etc/passwd')).toBeNull();
     expect(await storage.packages.read('job_nothere1')).toBeNull();
     expect(await storage.packages.read('../../etc/passwd')).toBeNull();
+  });
+});
+
+describe('ignoreMissing', () => {
+  it('turns ENOENT into the fallback and rethrows anything else', () => {
+    const enoent = Object.assign(new Error("ENOENT: no such file or directory, stat '/x'"), { code: 'ENOENT' });
+    const eacces = Object.assign(new Error("EACCES: permission denied, scandir '/y'"), { code: 'EACCES', path: '/y' });
+    expect(ignoreMissing([])(enoent)).toEqual([]);
+    expect(() => ignoreMissing([])(eacces)).toThrow(/EACCES.*\/y/);
   });
 });
