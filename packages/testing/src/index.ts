@@ -4,3 +4,4 @@ export { waitFor } from './wait.js';
 export { cjkTextPng } from './cjk-image.js';
 export { buildPdf, streamObject } from './pdf-builder.js';
 export { assertValidPackage, packageSchema } from './package-schema.js';
+export { ThrowawayRedis, type ThrowawayRedisOptions, type RedisExit } from './throwaway-redis.js';
