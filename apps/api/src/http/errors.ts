@@ -33,7 +33,7 @@ const MULTER_ERRORS: Record<string, [number, string, string]> = {
 /** The one place errors become responses. Unknown errors are logged with their stack and answer 500. */
 export function errorHandler(logger: Logger, uploadLimitBytes: number): ErrorRequestHandler {
   return (error: unknown, req, res, _next) => {
-    if (clientWentAway(req)) {
+    if (clientWentAway(req) && isAbortLike(error)) {
       // A client that drops its connection mid-body (or stalls until we drop it) is its own doing:
       // nobody is left to answer, and it is no fault of ours worth an error and a stack.
       logger.info('client went away before its request was read', { method: req.method, path: req.path, reason: error instanceof Error ? error.message : String(error) });
@@ -78,6 +78,19 @@ export function errorHandler(logger: Logger, uploadLimitBytes: number): ErrorReq
 /** The connection is gone and the request's body never arrived whole. */
 function clientWentAway(req: Request): boolean {
   return !req.complete && (req.destroyed || req.socket.destroyed);
+}
+
+/**
+ * What reading a body fails with when its connection goes: multer's own errors, Node's stream
+ * and socket errors, busboy's cut-off form. Any other error is ours even if the client has left.
+ */
+function isAbortLike(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as NodeJS.ErrnoException).code;
+  return (
+    ['ECONNRESET', 'ECONNABORTED', 'EPIPE', 'ERR_STREAM_PREMATURE_CLOSE'].includes(code ?? '') ||
+    /^(Request (aborted|closed|error)|aborted|Unexpected end of form)$/.test(error.message)
+  );
 }
 
 /** Bodies up to this size are read and discarded after an early refusal rather than cut off. */
