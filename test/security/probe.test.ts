@@ -32,9 +32,9 @@ function median(values: number[]): number {
   return sorted[Math.floor(sorted.length / 2)]!;
 }
 
-async function waitFor(condition: () => boolean, what: string, timeoutMs = 5_000): Promise<void> {
+async function waitFor(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 5_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
+  while (!(await condition())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 20));
   }
@@ -47,6 +47,10 @@ async function waitFor(condition: () => boolean, what: string, timeoutMs = 5_000
 const ALICE = 'probe-alice-key-0123456789abcdef';
 const BOB = 'probe-bob-key-0123456789abcdef01';
 const IDLE_MS = 1_000;
+
+async function readyOnce(base: string): Promise<boolean> {
+  return (await fetch(`${base}/readyz`)).status === 200;
+}
 
 /**
  * Opens a raw connection and sends the head of a single-file upload declaring `declared` bytes of
@@ -81,6 +85,7 @@ describe('hostile probe, two tenants', () => {
     api = await startApi(config, captured.logger);
     alice = new TenantClient(api.url, ALICE);
     bob = new TenantClient(api.url, BOB);
+    await waitFor(() => readyOnce(api.url), 'the API to be ready');
     dataDir = config.dataDir;
     anonymous = new TenantClient(api.url);
     cleanUp = async () => {
@@ -198,6 +203,8 @@ describe('hostile probe, two tenants', () => {
     const config = await testConfig({ API_KEYS: `${ALICE}:alice`, READPACK_ENV: 'production', TRUSTED_HOSTS: 'API.example.com, api.example.com:8443', REDIS_COMMAND_TIMEOUT_MS: '10000' });
     const production = await startApi(config, capturedLogger().logger);
     try {
+      // The API's Redis connection fails fast and is not ready the instant the server listens.
+      await waitFor(() => readyOnce(production.url), 'the API to be ready');
       const auth = { authorization: `Bearer ${ALICE}` };
       const body = '--x\r\ncontent-disposition: form-data; name="file"; filename="a.txt"\r\ncontent-type: text/plain\r\n\r\nhello host\r\n--x--\r\n';
       const upload = (host: string) => requestWithHost(production.url, '/api/files', host, { method: 'POST', headers: { ...auth, 'content-type': 'multipart/form-data; boundary=x' }, body });

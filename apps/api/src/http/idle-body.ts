@@ -4,25 +4,30 @@ import type { Logger } from '@readpack/logging';
 /**
  * An upload may take the whole request timeout (15 min) to arrive, but not to stall: a client
  * that stops sending, or declares more Content-Length than it sends, would otherwise hold its
- * socket (and a spool file) for all that time. The socket's idle timer runs while the body is
- * read; past `idleMs` without a byte the connection is closed (the error handler then sees a
- * client that went away, logged at info) and the timer is dropped once the body is complete.
+ * socket (and a spool file) for all that time. While the body is read, the bytes the socket has
+ * taken in are checked a few times per `idleMs`; once they stop growing for `idleMs` the
+ * connection is closed (the error handler then sees a client that went away, logged at info).
+ * The socket's own timeout is left alone: Node uses it for keep-alive between requests.
  */
 export function closeStalledBodies(idleMs: number, logger: Logger): RequestHandler {
   return (req, res, next) => {
     const socket = req.socket;
-    const stalled = () => {
-      logger.info('upload body stalled; closing the connection', { method: req.method, path: req.path, idleMs, bytesRead: socket.bytesRead });
-      socket.destroy();
-    };
-    const done = () => {
-      socket.setTimeout(0);
-      socket.off('timeout', stalled);
-    };
-    socket.setTimeout(idleMs);
-    socket.on('timeout', stalled);
-    req.once('end', done);
-    res.once('close', done);
+    let bytesRead = socket.bytesRead;
+    let progressAt = Date.now();
+    const check = setInterval(() => {
+      if (socket.bytesRead !== bytesRead) {
+        bytesRead = socket.bytesRead;
+        progressAt = Date.now();
+      } else if (Date.now() - progressAt >= idleMs) {
+        stop();
+        logger.info('upload body stalled; closing the connection', { method: req.method, path: req.path, idleMs, bytesRead });
+        socket.destroy();
+      }
+    }, Math.max(100, Math.floor(idleMs / 4)));
+    check.unref();
+    const stop = () => clearInterval(check);
+    req.once('end', stop);
+    res.once('close', stop);
     next();
   };
 }
