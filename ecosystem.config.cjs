@@ -24,6 +24,9 @@ const common = {
   // A crash loop backs off: 1 s, then ×1.5 per restart up to PM2's 15 s cap; back to 1 s once the
   // app has stayed up for 30 s.
   exp_backoff_restart_delay: 1000,
+  // 78 (EXIT_CONFIG_ERROR in packages/config/src/process-policy.ts): the process refused its
+  // configuration and said why on stderr; restarting it would only say so again, forever.
+  stop_exit_codes: [78],
   merge_logs: true,
 };
 

@@ -7,10 +7,12 @@
  *    with the extract queue's default leases and again with short ones (LOCK_DURATION_MS=2000,
  *    STALLED_INTERVAL_MS=1000). The replacement of the victim starts only after the takeover, so
  *    the successor is always a consumer that was already running (lease expiry, not a restart).
- * 2. State-store overhead. The same jobs through BullMQ alone (add; no-op processor) and through
- *    BullMQ plus the job-state writes Readpack makes around it (createJob before the add; start
- *    and complete in the processor, no heartbeat), rounds interleaved. Enqueue and processing are
- *    timed apart, so the API's and the consumer's shares show separately.
+ * 2. Admission and state-store overhead. The same jobs through BullMQ alone (QueueProducer.add;
+ *    no-op processor) and through the path an upload really takes in the API (the tenant's upload
+ *    rate in Redis, the active-job admission and its priority, the dedup identity and
+ *    `createOrJoin`, then the add at that priority) plus the job-state writes a consumer makes
+ *    (start and complete in the processor, no heartbeat), rounds interleaved. Enqueue and
+ *    processing are timed apart, so the API's and the consumer's shares show separately.
  *
  * Results go to the `bench:durability` section of docs/benchmarks.md (and nowhere else in it).
  */
@@ -20,10 +22,11 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { hostname, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Queue, Worker } from 'bullmq';
+import { Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { JobStateStore } from '@readpack/job-state';
-import { bullPrefix, QUEUES, type QueueName } from '@readpack/queues';
+import { TenantAdmission, UploadRateLimiter } from '@readpack/api/limits';
+import { dedupIdentity, JobStateStore } from '@readpack/job-state';
+import { bullPrefix, PIPELINE_VERSION, QUEUES, QueueProducer, type QueueName } from '@readpack/queues';
 import { createConsumerConnection, waitUntilReady } from '@readpack/redis';
 import { benchRedis, cleanups, deleteByPrefix, describeMachine, freePort, runBench, stopOnCleanUp, writeBenchSection } from './support.js';
 
@@ -220,10 +223,15 @@ interface OverheadResult {
 
 const PAYLOAD_SOURCE = { filename: 'Quarterly report 2026-Q3 (final).docx', mediaType: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document', size: 103_966 };
 
+const TENANT = 'bench';
+const OPTIONS = { engine: 'local', ocrLang: 'eng' } as const;
+
 /**
  * One round: `jobs` jobs enqueued (8 adds in flight), then drained by one Worker of `concurrency`.
- * With `state`, each job also gets its record created before the add, and started and completed
- * by the processor — the job-state round trips the API and runner make, without the heartbeat.
+ * With `state`, each job first goes through the API's own admission path (apps/api/src/routes/
+ * files.ts, the same classes and calls in the same order), and is started and completed by the
+ * processor — the round trips the API and runner make, without the heartbeat. The limits are set
+ * out of reach: what is measured is the cost of checking them, not of refusals.
  */
 async function overheadRound(redis: Redis, jobs: number, concurrency: number, state: boolean): Promise<Phases> {
   const prefix = `bench-overhead-${randomBytes(4).toString('hex')}`;
@@ -233,18 +241,25 @@ async function overheadRound(redis: Redis, jobs: number, concurrency: number, st
     leaseMs: QUEUES.extract.worker.lockDuration,
     actor: `${hostname()}:${process.pid}`,
   });
-  const queue = new Queue(QUEUES.extract.name, { connection: redis, prefix: bullPrefix(prefix) });
+  const producer = new QueueProducer(redis, prefix, { onError: (error) => console.error('queue:', error.message) });
+  const uploadRate = new UploadRateLimiter(redis, prefix, Number.MAX_SAFE_INTEGER);
+  const admission = new TenantAdmission(redis, { prefix, limit: jobs + 1, ttlSeconds: 3_600 });
   const ids = Array.from({ length: jobs }, (_, i) => `job_${randomBytes(12).toString('base64url')}${i}`);
+  const enqueue = async (jobId: string) => {
+    const source = { ...PAYLOAD_SOURCE, sha256: randomBytes(32).toString('hex') };
+    const payload = { jobId, tenant: TENANT, source, options: OPTIONS };
+    if (!state) return producer.add('extract', payload);
+    await uploadRate.consume(TENANT, 1);
+    const [priority] = await admission.admit(TENANT, [jobId]);
+    const identity = dedupIdentity({ tenant: TENANT, env: 'bench', pipelineVersion: PIPELINE_VERSION, options: { ...OPTIONS, password: undefined }, sha256: source.sha256 });
+    const outcome = await store.createOrJoin(identity, { jobId, tenant: TENANT, source });
+    if (!outcome.created) throw new Error(`job ${jobId} joined ${outcome.jobId}: the bench's contents must be distinct`);
+    await producer.add('extract', payload, { priority });
+  };
   try {
     const enqueueStart = performance.now();
     for (let next = 0; next < ids.length; next += settings.enqueueParallelism) {
-      await Promise.all(
-        ids.slice(next, next + settings.enqueueParallelism).map(async (jobId) => {
-          const source = { ...PAYLOAD_SOURCE, sha256: randomBytes(32).toString('hex') };
-          if (state) await store.createJob({ jobId, tenant: 'default', source });
-          await queue.add('extract', { jobId, tenant: 'default', source }, { ...QUEUES.extract.jobOptions, jobId });
-        }),
-      );
+      await Promise.all(ids.slice(next, next + settings.enqueueParallelism).map(enqueue));
     }
     const enqueueMs = performance.now() - enqueueStart;
 
@@ -273,7 +288,7 @@ async function overheadRound(redis: Redis, jobs: number, concurrency: number, st
     await worker.close();
     return { enqueueMs, processMs };
   } finally {
-    await queue.close();
+    await producer.close();
     await deleteByPrefix(redis, prefix);
   }
 }
@@ -358,12 +373,13 @@ function render(takeovers: TakeoverResult[], overheads: OverheadResult[], enviro
     // apps/worker's dead-letter and maintenance Workers pass no lease options: BullMQ 6.7's defaults apply.
     `| dead-letter and maintenance workers (BullMQ defaults) | ${seconds(BULLMQ_DEFAULT_LEASE.lockDuration)} | ${seconds(BULLMQ_DEFAULT_LEASE.stalledInterval)} | ${seconds(worstCase(BULLMQ_DEFAULT_LEASE.lockDuration, BULLMQ_DEFAULT_LEASE.stalledInterval))} | not overridden |`,
     '',
-    `**State-store overhead per job**: ${fmt(overheads[0]?.jobs ?? 0)} jobs per round, ${settings.overheadRounds} rounds each way, interleaved, after a warm-up round each way;`,
-    `enqueue = ${settings.enqueueParallelism} adds in flight (with state: \`createJob\` first, as the API does); process = one Worker draining the queue`,
-    '(BullMQ alone: a no-op processor; with state: `start` + `complete`, one Lua round trip each, no heartbeat). Rates are medians over rounds;',
+    `**Admission and state-store overhead per job**: ${fmt(overheads[0]?.jobs ?? 0)} jobs per round, ${settings.overheadRounds} rounds each way, interleaved, after a warm-up round each way;`,
+    `enqueue = ${settings.enqueueParallelism} uploads in flight; BullMQ alone: \`QueueProducer.add\`; with Readpack: the API's path for one upload (upload rate, active-job`,
+    'admission and priority, dedup identity and `createOrJoin`, then the add at that priority); process = one Worker draining the queue',
+    '(BullMQ alone: a no-op processor; with Readpack: `start` + `complete`, one Lua round trip each, no heartbeat). Rates are medians over rounds;',
     'overhead and ratio are medians of each round\'s back-to-back pair.',
     '',
-    '| worker concurrency | phase | BullMQ alone (jobs/s) | + job-state writes (jobs/s) | overhead per job | time × BullMQ alone |',
+    '| worker concurrency | phase | BullMQ alone (jobs/s) | + admission and job-state writes (jobs/s) | overhead per job | time × BullMQ alone |',
     '| ---: | --- | ---: | ---: | ---: | ---: |',
   );
   for (const o of overheads) {
@@ -402,7 +418,7 @@ async function main(): Promise<void> {
   const redis = createConsumerConnection({ url: redisInfo.url }, 'bench-info');
   const redisVersion = /redis_version:(\S+)/.exec(await redis.info('server'))?.[1] ?? '?';
   redis.disconnect();
-  // The machine is shared: the 1-minute load average says how quiet it was (2 cores: above 2 means queuing).
+  // The machine is shared: the 1-minute load average says how quiet it was (above the core count means queuing).
   const load = `load average ${fmt(loadBefore, 1)} at the start, ${fmt(loadavg()[0]!, 1)} at the end`;
   const environment = describeMachine(`Redis ${redisVersion}`, load);
   const redisNote = redisInfo.private ? 'a private redis-server on loopback, no persistence, sharing the machine' : 'the Redis at REDIS_URL';

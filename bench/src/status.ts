@@ -3,9 +3,13 @@
  *
  * 1. Throughput and p99 latency of `GET /api/files/job/:id` (a real `done` record in Redis, read
  *    by the real API process) versus an Express 5 hello-world in a process of its own, under the
- *    same autocannon load; two more routes in the baseline process, Express plus one GET of a
- *    string and Express plus the one HMGET the status route makes, separate the cost of the Redis
- *    round trip from the API's own overhead. One process each, then two (node:cluster) each.
+ *    same autocannon load. The API runs with API_KEYS set, the path production takes (the key is
+ *    checked on every poll); the same API in dev mode (no keys) is measured beside it. Three more
+ *    routes in the baseline process separate the costs: Express plus one GET of a string, plus the
+ *    one HMGET the status route makes (the document stored by the job-state scripts), and plus
+ *    HGETALL of the record with the document built in Node (JSON.stringify), the alternative to
+ *    building it in Lua at every change: the report says which wins. One process each, then two
+ *    (node:cluster) each.
  * 2. Redis memory per terminal job record, created through the real JobStateStore, with Redis
  *    configured as `npm start` configures it and with Redis' defaults.
  *
@@ -17,7 +21,7 @@ import cluster from 'node:cluster';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { hostname, tmpdir } from 'node:os';
+import { cpus, hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
@@ -27,6 +31,7 @@ import { loadConfig } from '@readpack/config';
 import { JobStateStore, type NewJob } from '@readpack/job-state';
 import { PROCESS_IDENTITY } from '@readpack/logging';
 import { createConsumerConnection, createProducerConnection, waitUntilReady } from '@readpack/redis';
+import { viewFromFields } from './status-view.js';
 import { benchRedis, cleanups, deleteByPrefix, describeMachine, freePort, runBench, stopOnCleanUp, writeBenchSection } from './support.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -87,6 +92,11 @@ async function serveHelloWorld(): Promise<void> {
   app.get('/view/:key', async (req, res) => {
     const [, view] = await redis.hmget(String(req.params.key), 'tenant', 'view');
     res.type('json').send(view);
+  });
+  app.get('/hgetall/:key', async (req, res) => {
+    const key = String(req.params.key);
+    const fields = await redis.hgetall(key);
+    res.type('json').send(viewFromFields(key.slice(key.lastIndexOf(':') + 1), fields));
   });
   app.listen(Number(requiredEnv('PORT')), '127.0.0.1');
   process.on('SIGTERM', () => process.exit(0));
@@ -152,9 +162,9 @@ function stateStore(redis: Redis, prefix: string): JobStateStore {
 }
 
 /** The transitions a real job goes through, from upload to `done`. Returns the job id. */
-async function doneRecord(state: JobStateStore, index: number): Promise<string> {
+async function doneRecord(state: JobStateStore, index: number, tenant = 'default'): Promise<string> {
   const doc = DOCUMENTS[index % DOCUMENTS.length]!;
-  const job: NewJob = { jobId: jobId(), tenant: 'default', source: { filename: doc.name, mediaType: doc.mediaType, size: doc.size, sha256: randomBytes(32).toString('hex') } };
+  const job: NewJob = { jobId: jobId(), tenant, source: { filename: doc.name, mediaType: doc.mediaType, size: doc.size, sha256: randomBytes(32).toString('hex') } };
   if (!(await state.createJob(job))) throw new Error(`job ${job.jobId} already existed`);
   await state.start(job, 'extract');
   await state.progress(job, { done: 1, total: 2 }, 'extract');
@@ -221,6 +231,7 @@ interface Target {
   label: string;
   url: string;
   serverPid: number;
+  headers?: Record<string, string>;
 }
 
 interface TargetResult extends Target {
@@ -229,7 +240,7 @@ interface TargetResult extends Target {
 
 async function run(target: Target, durationS: number, redis: Redis): Promise<Run> {
   const [server0, redis0] = [treeCpuMs(target.serverPid), await redisCpuMs(redis)];
-  const result = await autocannon({ url: target.url, connections: settings.connections, duration: durationS });
+  const result = await autocannon({ url: target.url, connections: settings.connections, duration: durationS, headers: target.headers });
   const [server1, redis1] = [treeCpuMs(target.serverPid), await redisCpuMs(redis)];
   const answered = Math.max(1, result.requests.total);
   return {
@@ -250,7 +261,7 @@ const median = (values: number[]) => {
 /** Warm-up for every target, then `rounds` interleaved runs of each (hello-world first in each round). */
 async function measure(targets: Target[], redis: Redis): Promise<TargetResult[]> {
   for (const target of targets) {
-    const res = await fetch(target.url);
+    const res = await fetch(target.url, { headers: target.headers });
     if (res.status !== 200) throw new Error(`${target.label}: ${target.url} answered ${res.status}: ${await res.text()}`);
     await run(target, settings.warmupS, redis);
   }
@@ -271,11 +282,28 @@ interface Variant {
 }
 
 interface Fixture {
+  /** A done job of tenant BENCH_TENANT, polled with BENCH_KEY; and one of the dev-mode tenant. */
   statusJobId: string;
+  devJobId: string;
   /** The record's hash key, and a string key holding the status view as JSON. */
   recordKey: string;
   stringKey: string;
+  /** A copy of the record without its stored document, for the HGETALL + build-in-Node route. */
+  bareRecordKey: string;
 }
+
+const BENCH_TENANT = 'bench';
+const BENCH_KEY = `bench-${randomBytes(24).toString('base64url')}`;
+
+/** Labels the report looks rows up by. */
+const ROUTES = {
+  hello: 'Express 5 hello-world',
+  string: 'Express 5 + one Redis GET (the status JSON as a string)',
+  stored: 'Express 5 + one HMGET of the record (tenant, stored status JSON built in Lua)',
+  built: 'Express 5 + HGETALL of the record, status JSON built in Node',
+  status: 'Readpack `GET /api/files/job/:id`, API_KEYS set (production path)',
+  devStatus: 'Readpack `GET /api/files/job/:id`, dev mode (no keys)',
+} as const;
 
 async function throughputVariant(setup: string, instances: number, redis: Redis, redisUrl: string, prefix: string, fixture: Fixture): Promise<Variant> {
   console.log(`${setup}:`);
@@ -284,23 +312,28 @@ async function throughputVariant(setup: string, instances: number, redis: Redis,
   const [apiPort, helloPort] = [await freePort(), await freePort()];
   const env = { ...process.env, REDIS_URL: redisUrl, READPACK_PREFIX: prefix, DATA_DIR: dataDir, HOST: '127.0.0.1', LOG_LEVEL: 'warn' };
   const apiEntry = instances > 1 ? join(REPO_ROOT, 'apps/api/dist/cluster.js') : join(REPO_ROOT, 'apps/api/dist/main.js');
-  const api = startChild(process.execPath, [apiEntry], { ...env, PORT: String(apiPort), API_INSTANCES: String(instances) });
+  const devPort = await freePort();
+  const api = startChild(process.execPath, [apiEntry], { ...env, PORT: String(apiPort), API_INSTANCES: String(instances), API_KEYS: `${BENCH_KEY}:${BENCH_TENANT}` });
+  const devApi = startChild(process.execPath, [apiEntry], { ...env, PORT: String(devPort), API_INSTANCES: String(instances) });
   const hello = startChild(process.execPath, [SELF, '--hello-world'], { ...env, PORT: String(helloPort), HELLO_INSTANCES: String(instances) });
   const apiBase = `http://127.0.0.1:${apiPort}`;
+  const devBase = `http://127.0.0.1:${devPort}`;
   const helloBase = `http://127.0.0.1:${helloPort}`;
-  await Promise.all([waitForHttp(`${apiBase}/healthz`), waitForHttp(`${helloBase}/`)]);
-  const [apiPid, helloPid] = [api.process.pid!, hello.process.pid!];
+  await Promise.all([waitForHttp(`${apiBase}/healthz`), waitForHttp(`${devBase}/healthz`), waitForHttp(`${helloBase}/`)]);
+  const [apiPid, devPid, helloPid] = [api.process.pid!, devApi.process.pid!, hello.process.pid!];
   const results = await measure(
     [
-      { label: 'Express 5 hello-world', url: `${helloBase}/`, serverPid: helloPid },
-      { label: 'Express 5 + one Redis GET (the status JSON as a string)', url: `${helloBase}/string/${encodeURIComponent(fixture.stringKey)}`, serverPid: helloPid },
-      { label: 'Express 5 + one HMGET of the record (tenant, stored status JSON)', url: `${helloBase}/view/${encodeURIComponent(fixture.recordKey)}`, serverPid: helloPid },
-      { label: 'Readpack `GET /api/files/job/:id`', url: `${apiBase}/api/files/job/${fixture.statusJobId}`, serverPid: apiPid },
+      { label: ROUTES.hello, url: `${helloBase}/`, serverPid: helloPid },
+      { label: ROUTES.string, url: `${helloBase}/string/${encodeURIComponent(fixture.stringKey)}`, serverPid: helloPid },
+      { label: ROUTES.stored, url: `${helloBase}/view/${encodeURIComponent(fixture.recordKey)}`, serverPid: helloPid },
+      { label: ROUTES.built, url: `${helloBase}/hgetall/${encodeURIComponent(fixture.bareRecordKey)}`, serverPid: helloPid },
+      { label: ROUTES.status, url: `${apiBase}/api/files/job/${fixture.statusJobId}`, serverPid: apiPid, headers: { authorization: `Bearer ${BENCH_KEY}` } },
+      { label: ROUTES.devStatus, url: `${devBase}/api/files/job/${fixture.devJobId}`, serverPid: devPid },
     ],
     redis,
   );
-  // Stopped before the next variant starts, so it does not compete for the two cores.
-  await Promise.all([api.stop(), hello.stop()]);
+  // Stopped before the next variant starts, so they do not compete for the cores.
+  await Promise.all([api.stop(), devApi.stop(), hello.stop()]);
   return { setup, results };
 }
 
@@ -367,12 +400,14 @@ function render(variants: Variant[], memories: MemoryResult[], environment: stri
   const lines = [
     `Run ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on \`${hostname()}\`: ${environment}.`,
     `autocannon, ${settings.connections} connections, ${settings.rounds} rounds × ${settings.durationS} s per route after ${settings.warmupS} s warm-up, routes interleaved`,
-    `within each round; medians over rounds. Servers, ${redisNote} and autocannon share the machine (other work ran on it too);`,
-    'with two server processes they oversubscribe the two cores, so the load generator caps every route alike and throughput ratios there understate the server-side cost.',
+    `within each round; medians over rounds. Servers, ${redisNote} and autocannon share the machine's ${cpus().length} cores (other work ran on it too);`,
+    cpus().length <= 2
+      ? `with two server processes besides autocannon and Redis the ${cpus().length} cores are oversubscribed, so the load generator caps every route alike and throughput ratios there understate the server-side cost.`
+      : 'the two-process rows have a core per server process.',
     'The record is a real `done` job written by JobStateStore. "× hello-world" is the median of the per-round throughput ratios;',
     '"by CPU" compares server CPU time per request instead, which other load on the machine hardly disturbs.',
-    `The goal is judged on the ${GOAL_SETUP} comparison, the setup the issue and the machine baselines measure; the two-process rows`,
-    'show the same routes under node:cluster, where the bare one-GET and one-HMGET routes are the yardstick for the status route.',
+    `The goal is judged on the ${GOAL_SETUP} comparison of the API with API_KEYS set (what production runs); dev mode is shown beside it.`,
+    'The two-process rows show the same routes under node:cluster, where the bare one-GET and one-HMGET routes are the yardstick for the status route.',
     '',
     '| setup | route | req/s | p99 | × hello-world | server CPU / req | Redis CPU / req | × hello-world by CPU | goal ≥ 0.9× |',
     '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
@@ -385,19 +420,21 @@ function render(variants: Variant[], memories: MemoryResult[], environment: stri
       const failures = result.runs.reduce((n, r) => n + r.failures, 0);
       const ratio = median(result.runs.map((r, round) => r.reqPerSec / hello.runs[round]!.reqPerSec));
       const cpuRatio = cpuOf(hello) / cpuOf(result);
-      const judged = index === results.length - 1 && setup === GOAL_SETUP;
+      const judged = result.label === ROUTES.status && setup === GOAL_SETUP;
       const goal = index === 0 ? 'baseline' : judged ? (ratio >= GOALS.throughputRatio && failures === 0 ? '**met**' : '**missed**') : 'reference';
       lines.push(
         `| ${setup} | ${result.label}${failures ? ` (**${failures} failed requests**)` : ''} | ${fmt(median(result.runs.map((r) => r.reqPerSec)))} | ` +
           `${fmt(median(result.runs.map((r) => r.p99Ms)))} ms | ${fmt(ratio, 2)} | ${fmt(cpuOf(result))} µs | ${fmt(median(result.runs.map((r) => r.redisCpuUs)))} µs | ${fmt(cpuRatio, 2)} | ${goal} |`,
       );
     });
-    const [status, hmget] = [results.at(-1)!, results.at(-2)!];
+    const route = (label: string) => results.find((r) => r.label === label)!;
+    const [status, devStatus, stored, built] = [route(ROUTES.status), route(ROUTES.devStatus), route(ROUTES.stored), route(ROUTES.built)];
     const extra = (result: TargetResult) => `${fmt(cpuOf(result) - cpuOf(hello))} µs`;
     summaries.push(
-      `${setup}: a status request costs ${extra(status)} of server CPU more than hello-world, the bare one-HMGET route ${extra(hmget)}; ` +
+      `${setup}: a status request with API_KEYS costs ${extra(status)} of server CPU more than hello-world (dev mode ${extra(devStatus)}), the bare one-HMGET route ${extra(stored)}; ` +
         "the difference is Readpack's own handling (authentication, id and tenant checks, security headers). Differences of a few µs are within run-to-run noise.",
     );
+    summaries.push(`${setup}: ${documentVerdict(stored, built, cpuOf)}`);
   }
   lines.push('', 'Where the time goes:', '', ...summaries.map((s) => `- ${s}`));
   const met = (bytes: number) => (bytes <= GOALS.bytesPerRecord ? '**met**' : '**missed**');
@@ -421,7 +458,28 @@ function render(variants: Variant[], memories: MemoryResult[], environment: stri
   return lines.join('\n');
 }
 
-/** Replaces what lies between this benchmark's markers, and nothing else. */
+/**
+ * Stored (built in Lua at each change, one HMGET per poll) against built per poll in Node (one
+ * HGETALL + JSON.stringify), from this run's numbers: server plus Redis CPU per request, and
+ * throughput. The stored document is worth its Lua only if it costs less per poll.
+ */
+function documentVerdict(stored: TargetResult, built: TargetResult, cpuOf: (r: TargetResult) => number): string {
+  const redisOf = (r: TargetResult) => median(r.runs.map((run) => run.redisCpuUs));
+  const rateOf = (r: TargetResult) => median(r.runs.map((run) => run.reqPerSec));
+  const storedCost = cpuOf(stored) + redisOf(stored);
+  const builtCost = cpuOf(built) + redisOf(built);
+  const saving = builtCost - storedCost;
+  const figures =
+    `the stored document costs ${fmt(cpuOf(stored))} + ${fmt(redisOf(stored))} µs (server + Redis CPU) per poll at ${fmt(rateOf(stored))} req/s; ` +
+    `HGETALL + JSON.stringify in Node ${fmt(cpuOf(built))} + ${fmt(redisOf(built))} µs at ${fmt(rateOf(built))} req/s`;
+  if (Math.abs(saving) < NOISE_US) return `${figures}: within ${NOISE_US} µs of each other, no measurable winner (the Lua builder earns nothing here).`;
+  return saving > 0
+    ? `${figures}: the Lua-built document wins by ${fmt(saving)} µs per poll (${fmt((saving / builtCost) * 100)} %).`
+    : `${figures}: building in Node wins by ${fmt(-saving)} µs per poll (${fmt((-saving / storedCost) * 100)} %); the Lua builder does not pay for itself.`;
+}
+
+/** Per-request CPU differences below this are run-to-run noise on a shared machine. */
+const NOISE_US = 3;
 
 // ───────────────────────── main ─────────────────────────
 
@@ -436,9 +494,22 @@ async function main(): Promise<void> {
   cleanups.push(() => deleteByPrefix(redis, prefix));
 
   const state = stateStore(redis, prefix);
-  const statusJobId = await doneRecord(state, 0);
-  const fixture: Fixture = { statusJobId, recordKey: state.jobKey(statusJobId), stringKey: `${prefix}:bench-view:${statusJobId}` };
-  await redis.set(fixture.stringKey, (await state.getJobView(statusJobId))?.json ?? '');
+  const statusJobId = await doneRecord(state, 0, BENCH_TENANT);
+  const devJobId = await doneRecord(state, 1);
+  const fixture: Fixture = {
+    statusJobId,
+    devJobId,
+    recordKey: state.jobKey(statusJobId),
+    stringKey: `${prefix}:bench-view:${statusJobId}`,
+    bareRecordKey: `${prefix}:bench-bare:${statusJobId}`,
+  };
+  const stored = (await state.getJobView(statusJobId))?.json ?? '';
+  await redis.set(fixture.stringKey, stored);
+  const { view: _view, ...bare } = await redis.hgetall(fixture.recordKey);
+  await redis.hset(fixture.bareRecordKey, bare);
+  // The two routes must serve the very same bytes, or the comparison means nothing.
+  const builtInNode = viewFromFields(statusJobId, bare);
+  if (builtInNode !== stored) throw new Error(`the Node-built status document differs from the stored one:\n${builtInNode}\n${stored}`);
   const variants = [
     await throughputVariant(GOAL_SETUP, 1, redis, redisInfo.url, prefix, fixture),
     await throughputVariant('node:cluster, 2 processes each', 2, redis, redisInfo.url, prefix, fixture),

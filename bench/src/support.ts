@@ -1,11 +1,10 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { cpus, tmpdir, totalmem } from 'node:os';
-import { join } from 'node:path';
+import { cpus, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import type { Redis } from 'ioredis';
-import { createConsumerConnection, waitUntilReady } from '@readpack/redis';
+import { ThrowawayRedis } from '@readpack/testing';
 
 /** Shared by the bench scripts: clean-up, ports, Redis namespaces and docs/benchmarks.md sections. */
 
@@ -101,21 +100,7 @@ export function stopOnCleanUp(child: ChildProcess): () => Promise<void> {
  */
 export async function benchRedis(extraArgs: string[] = []): Promise<{ url: string; private: boolean }> {
   if (process.env.REDIS_URL) return { url: process.env.REDIS_URL, private: false };
-  const port = await freePort();
-  const dir = mkdtempSync(join(tmpdir(), 'readpack-bench-redis-'));
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-  const args = ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no', '--maxmemory-policy', 'noeviction', '--loglevel', 'warning'];
-  const server = spawn('redis-server', [...args, ...extraArgs], { stdio: ['ignore', 'ignore', 'inherit'] });
-  stopOnCleanUp(server);
-  await new Promise<void>((resolve, reject) => {
-    server.once('spawn', resolve);
-    server.once('error', (error) => reject(new Error(`could not start redis-server (${error.message}); apt-get install -y redis-server`)));
-  });
-  const url = `redis://127.0.0.1:${port}`;
-  const probe = createConsumerConnection({ url }, 'bench-probe');
-  // Refused connections until the server listens are expected; waitUntilReady bounds the wait.
-  probe.on('error', () => undefined);
-  await waitUntilReady(probe, 20_000);
-  probe.disconnect();
-  return { url, private: true };
+  const redis = await ThrowawayRedis.start({ extraArgs });
+  cleanups.push(() => redis.dispose());
+  return { url: redis.url, private: true };
 }

@@ -3,12 +3,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createConsumerConnection } from '@readpack/redis';
-import { waitFor } from '@readpack/testing';
+import { ThrowawayRedis, waitFor } from '@readpack/testing';
 import type { Redis } from 'ioredis';
 import { startPipeline, type Pipeline } from '../harness.js';
 import { ConsumerFleet, FAST_LEASES } from '../durability/fleet.js';
 import { freshRequest } from '../support/fresh-http.js';
-import { PrivateRedis } from '../support/private-redis.js';
 import { killPids, processesWithEnv } from '../support/procfs.js';
 import { pdfVariants } from './documents.js';
 import { IN_PROCESS_API } from './settings.js';
@@ -24,14 +23,14 @@ const DOCUMENTS = 20;
 const OUTAGE_MS = 6_000;
 
 let redisDir: string | undefined;
-let redis: PrivateRedis | undefined;
+let redis: ThrowawayRedis | undefined;
 let pipeline: Pipeline | undefined;
 let fleet: ConsumerFleet | undefined;
 let client: Redis | undefined;
 
 beforeAll(async () => {
   redisDir = await mkdtemp(join(tmpdir(), 'readpack-restart-redis-'));
-  redis = await PrivateRedis.start(redisDir);
+  redis = await ThrowawayRedis.start({ dir: redisDir, durable: true });
   pipeline = await startPipeline({ ...FAST_LEASES, ...IN_PROCESS_API, REDIS_URL: redis.url }, { consumers: false });
   fleet = new ConsumerFleet(pipeline.config);
   await fleet.startAll(2);

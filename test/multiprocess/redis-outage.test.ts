@@ -3,11 +3,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { STAGES } from '@readpack/config';
-import { uniqueName, waitFor } from '@readpack/testing';
+import { ThrowawayRedis, uniqueName, waitFor } from '@readpack/testing';
 import { findFreePort } from '../../apps/supervisor/src/redis-server.js';
 import { pollUntilTerminal, type StatusBody } from '../harness.js';
 import { freshRequest, waitForHealthy } from '../support/fresh-http.js';
-import { PrivateRedis } from '../support/private-redis.js';
 import { startApiProcess, startConsumerProcess } from '../support/readpack-processes.js';
 import type { ServiceProcess } from '../support/service-process.js';
 import { uploadFixture } from '../support/uploads.js';
@@ -22,7 +21,7 @@ const UNKNOWN_JOB = 'job_AAAAAAAAAAAAAAAAAAAAAA';
 
 let redisDir: string | undefined;
 let dataDir: string | undefined;
-let redis: PrivateRedis | undefined;
+let redis: ThrowawayRedis | undefined;
 const processes: ServiceProcess[] = [];
 let base: string;
 let jobId: string;
@@ -34,7 +33,7 @@ function outputs(): string {
 beforeAll(async () => {
   redisDir = await mkdtemp(join(tmpdir(), 'readpack-outage-redis-'));
   dataDir = await mkdtemp(join(tmpdir(), 'readpack-outage-data-'));
-  redis = await PrivateRedis.start(redisDir);
+  redis = await ThrowawayRedis.start({ dir: redisDir, durable: true });
   const port = await findFreePort();
   base = `http://127.0.0.1:${port}`;
   const vars = {

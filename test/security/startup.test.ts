@@ -2,8 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { EXIT_CONFIG_ERROR } from '@readpack/config';
 import { connectTestRedis, deleteKeysWithPrefix, fixturePath, testRedisUrl, uniqueName } from '@readpack/testing';
 import { jsonLines } from '../support/service-process.js';
+import { serviceEnv } from '../support/env.js';
+import { builtScript, startProcess } from '../support/service-process.js';
 import { startApiProcess } from '../support/readpack-processes.js';
 import { startApiProcesses } from './support/api-processes.js';
 import { TenantClient } from './support/client.js';
@@ -44,7 +47,7 @@ describe('key configuration', () => {
   it('refuses a malformed API_KEYS without printing the key', async () => {
     const proc = await startApiProcess({ ...base(), API_KEYS: 'short:alice,sk-super-secret-key-value-1234:bad tenant!' });
     const exit = await proc.exited;
-    expect(exit.code).toBe(1);
+    expect(exit.code).toBe(EXIT_CONFIG_ERROR);
     expect(proc.outputTail()).toMatch(/API_KEYS: entry 1/);
     expect(proc.outputTail()).not.toContain('short');
   });
@@ -52,10 +55,25 @@ describe('key configuration', () => {
   it('refuses an ADMIN_TOKEN that is also a tenant key', async () => {
     const key = 'shared-secret-0123456789abcdef';
     const proc = await startApiProcess({ ...base(), API_KEYS: `${key}:alice`, ADMIN_TOKEN: key });
-    expect((await proc.exited).code).toBe(1);
+    expect((await proc.exited).code).toBe(EXIT_CONFIG_ERROR);
     expect(proc.outputTail()).toMatch(/ADMIN_TOKEN: must differ from every tenant API key/);
     expect(proc.outputTail()).not.toContain(key);
   });
+
+  it('`npm start` with an API key that is too short stops at once, naming the variable (no restart loop, no service that never gets ready)', async () => {
+    const startedAt = Date.now();
+    // REDIS_URL given: no private Redis to bring up, so only the configuration is on trial.
+    const proc = await startProcess(process.execPath, [builtScript('apps/supervisor/dist/main.js')], {
+      env: serviceEnv({ ...base(), API_KEYS: 'short:alice', PORT: '0', API_INSTANCES: '2', LOG_LEVEL: 'info' }),
+    });
+    const exit = await Promise.race([proc.exited, new Promise<undefined>((r) => setTimeout(() => r(undefined), 30_000))]);
+    if (exit === undefined) await proc.stop('SIGKILL');
+    expect(exit?.code).toBe(EXIT_CONFIG_ERROR);
+    expect(Date.now() - startedAt).toBeLessThan(30_000);
+    expect(proc.outputTail()).toMatch(/API_KEYS: entry 1: a key needs 16/);
+    expect(proc.outputTail()).not.toMatch(/exited unexpectedly; restarting/);
+    expect(proc.outputTail()).not.toContain('short:');
+  }, 60_000);
 
   it('reads keys from API_KEYS_FILE (comments and blank lines allowed), together with API_KEYS', async () => {
     const file = join(dataDir, 'keys.txt');

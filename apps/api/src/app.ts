@@ -1,9 +1,11 @@
-import express, { type Express } from 'express';
+import express, { Router, type Express } from 'express';
 import { adminGuard, BULL_BOARD_PATH, bullBoardRouter } from './admin/bull-board.js';
 import { authenticate } from './auth/authenticate.js';
 import type { ApiContext } from './context.js';
 import { smallBodiesOnly } from './http/body-limit.js';
 import { ApiError, errorHandler } from './http/errors.js';
+import { trustedHost } from './http/base-url.js';
+import { refuseUndecodablePaths } from './http/request-target.js';
 import { adminSecurityHeaders, apiSecurityHeaders, corsPolicy } from './http/security-headers.js';
 import { servedBy } from './http/served-by.js';
 import { filesRouter, isUploadRequest } from './routes/files.js';
@@ -24,17 +26,20 @@ export function createApp(ctx: ApiContext): Express {
   const cors = ctx.config.tenancy.corsOrigins.length > 0 ? [corsPolicy(ctx.config.tenancy.corsOrigins)] : [];
   /** What every API request passes before authentication, in this order. */
   const apiGuards = [apiSecurityHeaders(), ...cors, smallBodiesOnly(isUploadRequest)];
-  const auth = authenticate(ctx.keys);
-
-  // Polling is by far the most frequent request. Its route is matched first and carries the very
-  // same middleware explicitly, so a poll skips the walk through every other layer of the app.
-  app.get(JOB_STATUS_PATH, servedBy, ...apiGuards, auth, jobStatus(ctx));
+  /** Under /api: the Host every URL in an answer is built from is checked, then the tenant. */
+  const auth = [...trustedHost(ctx.config.http.trustedHosts), authenticate(ctx.keys)];
 
   app.use(servedBy);
+  // Before any route with parameters is matched (matching decodes them).
+  app.use(refuseUndecodablePaths(Router().use(...apiGuards).use('/api', ...auth), ctx.logger));
+  // Polling is by far the most frequent request. Its route is matched first and carries the very
+  // same middleware explicitly, so a poll skips the walk through every other layer of the app.
+  app.get(JOB_STATUS_PATH, ...apiGuards, ...auth, jobStatus(ctx));
+
   app.use(BULL_BOARD_PATH, adminSecurityHeaders(), adminGuard(ctx.admin, ctx.keys.devMode), bullBoardRouter(ctx.producer.opsQueues()));
   app.use(...apiGuards);
   app.use(healthRouter(ctx));
-  app.use('/api', auth);
+  app.use('/api', ...auth);
   app.use(statusRouter(ctx));
   app.use(filesRouter(ctx));
   app.use(packagesRouter(ctx));

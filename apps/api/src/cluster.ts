@@ -1,14 +1,16 @@
 import cluster, { type Worker } from 'node:cluster';
 import { fileURLToPath } from 'node:url';
-import { ConfigError, loadConfig, type Config } from '@readpack/config';
+import { ConfigError, EXIT_CONFIG_ERROR, loadConfig, RestartBackoff, type Config } from '@readpack/config';
 import { createLogger } from '@readpack/logging';
+import { AdminCredentials } from './admin/admin-role.js';
+import { ApiKeyRing } from './auth/api-keys.js';
+import { assertPublicUrlConfigured } from './http/base-url.js';
 
 /**
  * `API_INSTANCES` HTTP servers sharing one port (node:cluster). Used by `npm start` and by the
  * `api` container; under PM2, cluster mode runs main.js directly instead.
  */
 
-const BACKOFF = { initialMs: 500, maxMs: 30_000, resetAfterMs: 60_000 };
 /** After SIGKILL only a process stuck in the kernel is still around; do not wait on it forever. */
 const KILL_WAIT_MS = 5_000;
 
@@ -16,17 +18,25 @@ interface Slot {
   index: number;
   worker: Worker | undefined;
   startedAt: number;
-  failures: number;
+  backoff: RestartBackoff;
   timer: NodeJS.Timeout | undefined;
 }
 
+/**
+ * Everything a worker checks at start, checked once here before any fork: an invalid value stops
+ * the cluster at once with its message, instead of workers that die and are restarted forever.
+ */
 function readConfig(): Config {
   try {
-    return loadConfig();
+    const config = loadConfig();
+    const keys = ApiKeyRing.fromConfig(config.tenancy);
+    AdminCredentials.fromConfig(config, keys);
+    assertPublicUrlConfigured(config.http, config.production);
+    return config;
   } catch (err) {
     if (err instanceof ConfigError) {
       console.error(err.message);
-      process.exit(1);
+      process.exit(EXIT_CONFIG_ERROR);
     }
     throw err;
   }
@@ -35,6 +45,8 @@ function readConfig(): Config {
 const config = readConfig();
 const logger = createLogger({ component: 'api-cluster', level: config.logLevel, format: config.logFormat });
 let shuttingDown = false;
+/** What the primary exits with once its workers are gone. */
+let exitCode = 0;
 
 cluster.setupPrimary({ exec: fileURLToPath(new URL('./main.js', import.meta.url)) });
 
@@ -42,7 +54,7 @@ const slots: Slot[] = Array.from({ length: config.http.apiInstances }, (_, index
   index,
   worker: undefined,
   startedAt: 0,
-  failures: 0,
+  backoff: new RestartBackoff(),
   timer: undefined,
 }));
 
@@ -62,10 +74,15 @@ function onWorkerExit(slot: Slot, worker: Worker, code: number | null, signal: N
     if (slots.every((s) => !s.worker)) finish();
     return;
   }
-  // Every exit outside a shutdown is a crash: a healthy API server never leaves by itself.
-  if (uptimeMs >= BACKOFF.resetAfterMs) slot.failures = 0;
-  const restartInMs = Math.min(BACKOFF.maxMs, BACKOFF.initialMs * 2 ** slot.failures);
-  slot.failures += 1;
+  if (code === EXIT_CONFIG_ERROR) {
+    // Its message is on stderr already; a restart would only print it again, every 30 s.
+    logger.error('API worker refused its configuration; stopping the cluster', { slot: slot.index, workerPid: worker.process.pid });
+    exitCode = EXIT_CONFIG_ERROR;
+    shutdown('SIGTERM');
+    return;
+  }
+  // Every other exit outside a shutdown is a crash: a healthy API server never leaves by itself.
+  const restartInMs = slot.backoff.next(uptimeMs);
   logger.warn('API worker exited unexpectedly; restarting', { slot: slot.index, workerPid: worker.process.pid, code, signal, uptimeMs, restartInMs });
   slot.timer = setTimeout(() => {
     slot.timer = undefined;
@@ -111,7 +128,7 @@ function killAll(): void {
 function finish(): void {
   if (killTimer) clearTimeout(killTimer);
   logger.info('API cluster stopped');
-  process.exit(0);
+  process.exit(exitCode);
 }
 
 process.on('SIGTERM', shutdown);

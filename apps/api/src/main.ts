@@ -1,4 +1,4 @@
-import { ConfigError, loadConfig } from '@readpack/config';
+import { ConfigError, EXIT_CONFIG_ERROR, loadConfig } from '@readpack/config';
 import { createLogger } from '@readpack/logging';
 import { startApi } from './server.js';
 
@@ -35,7 +35,7 @@ async function main(): Promise<void> {
 main().catch((error: unknown) => {
   if (error instanceof ConfigError) {
     process.stderr.write(`${error.message}\n`);
-    process.exit(1);
+    process.exit(EXIT_CONFIG_ERROR);
   }
   process.stderr.write(`api failed to start: ${error instanceof Error ? error.stack : String(error)}\n`);
   process.exit(1);

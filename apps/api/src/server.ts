@@ -9,6 +9,7 @@ import { createProducerConnection } from '@readpack/redis';
 import { openSecretBox } from '@readpack/secrets';
 import { AdminCredentials } from './admin/admin-role.js';
 import { createApp } from './app.js';
+import { assertPublicUrlConfigured } from './http/base-url.js';
 import { ApiKeyRing } from './auth/api-keys.js';
 import type { ApiContext } from './context.js';
 import { TenantAdmission } from './limits/active-jobs.js';
@@ -26,6 +27,7 @@ export async function startApi(config: Config, logger: Logger = createLogger({ l
   // Credentials first: a bad key file stops the process before it touches Redis or the disk.
   const keys = ApiKeyRing.fromConfig(config.tenancy);
   const admin = AdminCredentials.fromConfig(config, keys);
+  assertPublicUrlConfigured(config.http, config.production);
   announceAccessMode(config, keys, logger);
   const redis = createProducerConnection({ url: config.redis.url, commandTimeoutMs: config.redis.commandTimeoutMs }, `readpack-api:${PROCESS_IDENTITY}`);
   // Outages are answered per request (503); the connection's own errors are only logged.

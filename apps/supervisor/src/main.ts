@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ConfigError, STAGES, loadConfig, type Config, type Stage } from '@readpack/config';
+import { ConfigError, EXIT_CONFIG_ERROR, STAGES, loadConfig, type Config, type Stage } from '@readpack/config';
 import { createLogger } from '@readpack/logging';
 import { acquirePidLock } from './pid-lock.js';
 import { ProcessSupervisor } from './process-supervisor.js';
@@ -30,7 +30,7 @@ function readConfig(): Config {
   } catch (err) {
     if (err instanceof ConfigError) {
       console.error(err.message);
-      process.exit(1);
+      process.exit(EXIT_CONFIG_ERROR);
     }
     throw err;
   }
@@ -73,11 +73,19 @@ function onSignal(signal: NodeJS.Signals): void {
 }
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, onSignal);
 
-async function fail(message: string, meta: Record<string, unknown> = {}): Promise<never> {
+async function fail(message: string, meta: Record<string, unknown> = {}, exitCode = 1): Promise<never> {
   logger.error(message, meta);
   await supervisor.stop();
-  process.exit(1);
+  process.exit(exitCode);
 }
+
+// A child that refuses its configuration (the API cluster checks keys, tokens and URLs before it
+// forks) would refuse it again on every restart: stop everything now; its message is above.
+supervisor.on('exit', (event) => {
+  if (event.code === EXIT_CONFIG_ERROR && !supervisor.isStopping) {
+    void fail(`${event.name} refused its configuration (see the message above); stopping`, { process: event.name }, EXIT_CONFIG_ERROR);
+  }
+});
 
 /**
  * The Debian packages the service uses, installed with apt-get when running as root. Redis (when
@@ -184,7 +192,7 @@ async function main(): Promise<void> {
   }
   if (shutdownRequested.signal.aborted) return;
 
-  supervisor.start({ name: 'api', command: process.execPath, args: [API_CLUSTER], env, ipc: true });
+  supervisor.start({ name: 'api', command: process.execPath, args: [API_CLUSTER], env, ipc: true, finalExitCodes: [EXIT_CONFIG_ERROR] });
   const consumers = Object.fromEntries(STAGES.map((stage) => [stage, stage === 'convert' ? convertConsumers() : config.stages[stage].consumers])) as Record<Stage, number>;
   for (const stage of STAGES) {
     for (let i = 1; i <= consumers[stage]; i += 1) {
@@ -193,6 +201,7 @@ async function main(): Promise<void> {
         command: process.execPath,
         args: [WORKER_MAIN, stage],
         ipc: true,
+        finalExitCodes: [EXIT_CONFIG_ERROR],
         env: { ...env, READPACK_STAGE: stage },
       });
     }

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { EventEmitter } from 'node:events';
+import { RESTART_BACKOFF, RestartBackoff, type BackoffPolicy } from '@readpack/config';
 
 /** One long-running process to keep alive. Nothing here is specific to what the process does. */
 export interface ProcessSpec {
@@ -21,6 +22,8 @@ export interface ProcessSpec {
    * has still stopped serving. `on-failure` leaves a clean exit (code 0, no signal) alone.
    */
   restart?: 'always' | 'on-failure' | 'never';
+  /** Exit codes no restart can fix (say, EXIT_CONFIG_ERROR): the process is left stopped whatever `restart` says. */
+  finalExitCodes?: readonly number[];
   /**
    * Shutdown runs phase by phase in ascending order; a phase starts only once every process of the
    * previous one has exited, so a dependency (say, a database) can outlive the processes draining
@@ -33,20 +36,8 @@ export interface ProcessSpec {
   stopTimeoutMs?: number;
 }
 
-export interface BackoffPolicy {
-  initialDelayMs: number;
-  factor: number;
-  maxDelayMs: number;
-  /** A process that ran at least this long counts as healthy: its next restart starts over at `initialDelayMs`. */
-  resetAfterMs: number;
-}
-
-export const DEFAULT_BACKOFF: BackoffPolicy = { initialDelayMs: 1_000, factor: 2, maxDelayMs: 30_000, resetAfterMs: 60_000 };
-
-/** Delay before the restart that follows `failures` consecutive short-lived runs (0 → initial delay). */
-export function restartDelay(policy: BackoffPolicy, failures: number): number {
-  return Math.min(policy.maxDelayMs, Math.round(policy.initialDelayMs * policy.factor ** failures));
-}
+/** The policy lives with the API cluster's in @readpack/config: one set of constants for both. */
+export { RESTART_BACKOFF as DEFAULT_BACKOFF, restartDelay, type BackoffPolicy } from '@readpack/config';
 
 /** Structurally compatible with winston and console-like loggers. */
 export interface SupervisorLogger {
@@ -97,7 +88,7 @@ interface Managed {
   spec: ProcessSpec;
   child: ChildProcess | undefined;
   startedAt: number;
-  failures: number;
+  backoff: RestartBackoff;
   restarts: number;
   timer: NodeJS.Timeout | undefined;
   onExit: (() => void)[];
@@ -122,7 +113,7 @@ export class ProcessSupervisor extends EventEmitter<SupervisorEvents> {
 
   constructor(options: SupervisorOptions = {}) {
     super();
-    this.backoff = { ...DEFAULT_BACKOFF, ...options.backoff };
+    this.backoff = { ...RESTART_BACKOFF, ...options.backoff };
     this.stopTimeoutMs = options.stopTimeoutMs ?? 10_000;
     this.logger = options.logger ?? silentLogger;
     this.ownProcessGroups = options.ownProcessGroups ?? true;
@@ -135,7 +126,7 @@ export class ProcessSupervisor extends EventEmitter<SupervisorEvents> {
   start(spec: ProcessSpec): void {
     if (this.stopping) throw new Error(`cannot start ${spec.name}: the supervisor is stopping`);
     if (this.processes.has(spec.name)) throw new Error(`a process named ${spec.name} is already supervised`);
-    const managed: Managed = { spec, child: undefined, startedAt: 0, failures: 0, restarts: 0, timer: undefined, onExit: [] };
+    const managed: Managed = { spec, child: undefined, startedAt: 0, backoff: new RestartBackoff(this.backoff), restarts: 0, timer: undefined, onExit: [] };
     this.processes.set(spec.name, managed);
     this.spawn(managed);
   }
@@ -228,9 +219,7 @@ export class ProcessSupervisor extends EventEmitter<SupervisorEvents> {
 
     let restartInMs: number | undefined;
     if (!this.stopping && this.wantsRestart(spec, code, signal)) {
-      if (uptimeMs >= this.backoff.resetAfterMs) managed.failures = 0;
-      restartInMs = restartDelay(this.backoff, managed.failures);
-      managed.failures += 1;
+      restartInMs = managed.backoff.next(uptimeMs);
       managed.timer = setTimeout(() => {
         managed.timer = undefined;
         if (this.stopping) return;
@@ -246,6 +235,7 @@ export class ProcessSupervisor extends EventEmitter<SupervisorEvents> {
   }
 
   private wantsRestart(spec: ProcessSpec, code: number | null, signal: NodeJS.Signals | null): boolean {
+    if (code !== null && spec.finalExitCodes?.includes(code)) return false;
     switch (spec.restart ?? 'always') {
       case 'always':
         return true;

@@ -62,7 +62,7 @@ export function privateRedisArgs(port: number, dir: string): string[] {
     '--daemonize', 'no',
     // Job records hold values over Redis' default 64 bytes (a media type, a result pointer, the
     // ~500-byte status document with a long file name up to ~800): 1024 keeps them in the compact
-    // listpack encoding, about half the memory of a hashtable.
+    // listpack encoding, about a third less memory than a hashtable (docs/benchmarks.md measures it).
     '--hash-max-listpack-value', '1024',
     // A supervisor killed with SIGKILL cannot stop its Redis: the next start finds it by this file.
     '--pidfile', join(dir, 'redis.pid'),

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it, jest } from '@jest/globals';
 import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { STAGES } from '@readpack/config';
+import { EXIT_CONFIG_ERROR, STAGES } from '@readpack/config';
 
 interface App {
   name: string;
@@ -12,6 +12,7 @@ interface App {
   instances: number | string;
   kill_timeout?: number;
   exp_backoff_restart_delay?: number;
+  stop_exit_codes?: number[];
   cwd?: string;
 }
 
@@ -62,6 +63,8 @@ describe('ecosystem.config.cjs', () => {
   it('restarts with backoff and waits past the shutdown grace before SIGKILL', () => {
     for (const app of load({ SHUTDOWN_GRACE_MS: '10000' })) {
       expect(app.exp_backoff_restart_delay).toBeGreaterThan(0);
+      // A configuration error is final under PM2 too, as under npm start.
+      expect(app.stop_exit_codes).toEqual([EXIT_CONFIG_ERROR]);
       expect(app.kill_timeout).toBeGreaterThan(10_000);
       expect(resolve(app.cwd ?? '.')).toBe(repoRoot);
     }

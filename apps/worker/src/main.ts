@@ -1,4 +1,4 @@
-import { ConfigError, loadConfig, STAGES, type Stage } from '@readpack/config';
+import { ConfigError, EXIT_CONFIG_ERROR, loadConfig, STAGES, type Stage } from '@readpack/config';
 import { createLogger } from '@readpack/logging';
 import { startConsumer } from './runner.js';
 import { assertAllStagesHandled } from './stages/index.js';
@@ -38,5 +38,6 @@ async function main(): Promise<void> {
 
 main().catch((error: unknown) => {
   process.stderr.write(`${error instanceof ConfigError ? error.message : `worker failed to start: ${error instanceof Error ? error.stack : String(error)}`}\n`);
-  process.exit(1);
+  // A manager must not restart a process whose configuration no restart can fix.
+  process.exit(error instanceof ConfigError ? EXIT_CONFIG_ERROR : 1);
 });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { execFile } from 'node:child_process';
-import { utimes } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { rm, utimes, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { Queue } from 'bullmq';
 import type { Config } from '@readpack/config';
@@ -84,10 +84,23 @@ describe('janitor', () => {
     const report = await cleanExpired(state, storage, { blobGraceMs: 3_600_000, spoolGraceMs: 3_600_000, packageGraceMs: 3_600_000 });
     expect(report.packagesRemoved).toBe(1);
     expect(await storage.packages.read('job_deadpackage00000001')).toBeNull();
+    expect(await storage.packages.readIndex('job_deadpackage00000001')).toBeNull();
     expect(await storage.packages.read('job_livepackage00000001')).not.toBeNull();
+    expect(await storage.packages.readIndex('job_livepackage00000001')).toMatchObject({ tenant: 't' });
     expect(await storage.blobs.has(goneAsset.sha256)).toBe(false);
     expect(await storage.blobs.has(keptAsset.sha256)).toBe(true);
     expect(await storage.blobs.has(young.sha256)).toBe(true);
+  });
+});
+
+describe('janitor problems', () => {
+  it('reports what it cannot clean by path and goes on; a file that vanished is no problem', async () => {
+    const notADirectory = join(storage.blobs.tmpDirectory, `not-a-dir-${Date.now()}`);
+    await writeFile(notADirectory, 'a file where a directory is expected');
+    const vanished = join(storage.blobs.tmpDirectory, 'gone-already');
+    const report = await cleanExpired(state, { ...storage, tmpDirs: [notADirectory, vanished, ...storage.tmpDirs] }, { blobGraceMs: 3_600_000, spoolGraceMs: 3_600_000, packageGraceMs: 3_600_000 });
+    expect(report.problems).toEqual([{ path: notADirectory, error: expect.stringMatching(/ENOTDIR/) }]);
+    await rm(notADirectory);
   });
 });
 

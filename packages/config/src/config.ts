@@ -17,8 +17,19 @@ export class ConfigError extends Error {
 /** The typed configuration every process builds once at start (and passes down, never re-reads). */
 export interface Config {
   env: string;
+  /** NODE_ENV=production (the Docker image sets it) or any READPACK_ENV but `development`. */
+  production: boolean;
   redis: { url: string; explicit: boolean; prefix: string; commandTimeoutMs: number; managed: boolean };
-  http: { host: string; port: number; apiInstances: number; publicBaseUrl: string | undefined; adminToken: string | undefined };
+  http: {
+    host: string;
+    port: number;
+    apiInstances: number;
+    publicBaseUrl: string | undefined;
+    /** Lower-case `Host` values a request may carry; empty: any (development only, see loadConfig). */
+    trustedHosts: string[];
+    uploadIdleTimeoutMs: number;
+    adminToken: string | undefined;
+  };
   dataDir: string;
   limits: {
     maxUploadBytes: number;
@@ -77,8 +88,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     );
   }
   const e: Env = parsed.data;
+  const trustedHosts = (e.TRUSTED_HOSTS ?? '').split(',').map((h) => h.trim().toLowerCase()).filter(Boolean);
   return {
     env: e.READPACK_ENV,
+    production: env.NODE_ENV === 'production' || e.READPACK_ENV !== 'development',
     redis: {
       url: e.REDIS_URL ?? 'redis://127.0.0.1:6379',
       explicit: e.REDIS_URL !== undefined,
@@ -91,6 +104,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       port: e.PORT,
       apiInstances: e.API_INSTANCES,
       publicBaseUrl: e.PUBLIC_BASE_URL?.replace(/\/+$/, ''),
+      trustedHosts,
+      uploadIdleTimeoutMs: e.UPLOAD_IDLE_TIMEOUT_MS,
       adminToken: e.ADMIN_TOKEN,
     },
     dataDir: e.DATA_DIR,
@@ -144,3 +159,4 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
   };
 }
+

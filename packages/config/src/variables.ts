@@ -4,7 +4,7 @@ import { STAGES } from './stages.js';
 /**
  * Every environment variable Readpack reads, with its default and meaning. This table is the one
  * source of truth: the zod schema is built from it, and the README's configuration table is
- * checked against it by a test (apps/api/test/readme-config.test.ts).
+ * checked against it by a test (packages/config/test/config.test.ts).
  */
 export interface ConfigVariable {
   name: string;
@@ -25,9 +25,11 @@ export const VARIABLES = [
   { name: 'HOST', schema: z.string().min(1).default('127.0.0.1'), description: 'Address the API binds to. Use 0.0.0.0 in containers.' },
   { name: 'PORT', schema: int(0, 65_535).default(3_000), description: 'API port, shared by all API processes.' },
   { name: 'API_INSTANCES', schema: int(1, 64).default(2), description: '`npm start`: API processes sharing the port (node:cluster).' },
-  { name: 'PUBLIC_BASE_URL', schema: z.url({ protocol: /^https?$/ }).optional(), description: 'Base of asset URLs in package responses. Unset: taken from each request (Host header), never stored.' },
+  { name: 'PUBLIC_BASE_URL', schema: z.url({ protocol: /^https?$/ }).optional(), description: 'Base of every URL in answers (status, package, assets). Unset: taken from each request\'s `Host`, which must then be one of TRUSTED_HOSTS in production; never stored.' },
+  { name: 'TRUSTED_HOSTS', schema: z.string().optional(), description: 'Comma-separated `Host` values (`api.example.com`, `api.example.com:8443`) requests may carry; URLs in answers are built from the request\'s own. Another host answers 400. In production (`NODE_ENV=production` or `READPACK_ENV` other than `development`) this or PUBLIC_BASE_URL is required.' },
   { name: 'DATA_DIR', schema: z.string().min(1).default('./.data'), description: 'Blob store, reading packages, upload spool (and the private Redis under `npm start`). Must be shared by API and workers.' },
   { name: 'MAX_UPLOAD_BYTES', schema: int(1, 10 * 1024 ** 3).default(100 * 1024 ** 2), description: 'Largest accepted file; larger uploads answer 413.' },
+  { name: 'UPLOAD_IDLE_TIMEOUT_MS', schema: int(1_000, 600_000).default(30_000), description: 'An upload body that makes no progress for this long (a client that stopped sending, or sent less than its Content-Length) has its connection closed.' },
   { name: 'MAX_BATCH_FILES', schema: int(1, 1_000).default(20), description: 'Most files in one batch upload; more answer 413.' },
   { name: 'QUEUED_TTL_SECONDS', schema: int(60, 30 * 86_400).default(86_400), description: 'How long a job record may wait in `queued` before it expires.' },
   { name: 'PROCESSING_TTL_SECONDS', schema: int(30, 7 * 86_400).default(3_600), description: 'Expiry of a `processing` record, pushed forward by every consumer heartbeat.' },

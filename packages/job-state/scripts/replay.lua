@@ -17,8 +17,7 @@ table.insert(history, {
   code = redis.call('HGET', KEYS[1], 'errorCode'),
   message = redis.call('HGET', KEYS[1], 'errorMessage'),
   phase = redis.call('HGET', KEYS[1], 'phase'),
-  -- A failed record is never updated after it failed: its updatedAt is when (earlier versions
-  -- also kept a `terminalAt`, removed below).
+  -- A failed record is never updated after it failed: its updatedAt is when.
   failedAt = tonumber(redis.call('HGET', KEYS[1], 'updatedAt') or '0'),
 })
 while #history > 20 do table.remove(history, 1) end
@@ -26,7 +25,7 @@ local now = nowMs()
 series = series + 1
 redis.call('HSET', KEYS[1], 'status', 'queued', 'phase', 'queued', 'phaseRank', 0, 'done', 0, 'total', 0,
   'series', series, 'history', cjson.encode(history), 'updatedAt', now, 'updatedBy', ARGV[1])
-redis.call('HDEL', KEYS[1], 'errorCode', 'errorMessage', 'terminalAt', 'leaseUntil', 'result')
+redis.call('HDEL', KEYS[1], 'errorCode', 'errorMessage', 'leaseUntil', 'result')
 publishView(KEYS[1])
 local ttl = tonumber(ARGV[2])
 redis.call('EXPIRE', KEYS[1], ttl)

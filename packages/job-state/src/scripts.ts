@@ -6,7 +6,7 @@ import type { ChainableCommander, Redis } from 'ioredis';
  * registers them on a connection with ioredis' defineCommand (EVALSHA, falling back to EVAL once
  * per connection). The prelude with the shared helpers is prepended to each script.
  */
-export const SCRIPT_NAMES = ['create', 'create-deduped', 'start', 'progress', 'page-done', 'heartbeat', 'annotate', 'complete', 'fail', 'replay', 'admit', 'view'] as const;
+export const SCRIPT_NAMES = ['create', 'create-deduped', 'start', 'progress', 'page-done', 'heartbeat', 'annotate', 'complete', 'fail', 'replay', 'admit'] as const;
 export type ScriptName = (typeof SCRIPT_NAMES)[number];
 
 /** What every script returns: [1 applied | 0 ignored, status after the call, (some scripts) a detail]. */

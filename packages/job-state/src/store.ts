@@ -117,15 +117,12 @@ export class JobStateStore {
 
   /**
    * The status document as stored, with the record's tenant for the ownership check: one HMGET,
-   * no decoding. Null when there is no record (absent or expired).
+   * no decoding. Null when there is no record (absent or expired). Every script that writes a
+   * record writes its document in the same atomic step, so the two come and go together.
    */
   async getJobView(jobId: string): Promise<StoredJobView | null> {
-    const key = this.jobKey(jobId);
-    const [tenant, json] = await this.redis.hmget(key, 'tenant', 'view');
-    if (typeof tenant !== 'string') return null;
-    if (typeof json === 'string') return { tenant, json };
-    const [found, , built] = await runScript(this.redis, 'view', [key], []);
-    return found === 1 ? { tenant, json: String(built) } : null;
+    const [tenant, json] = await this.redis.hmget(this.jobKey(jobId), 'tenant', 'view');
+    return typeof tenant === 'string' && typeof json === 'string' ? { tenant, json } : null;
   }
 
   async getBatch(batchId: string): Promise<BatchView | null> {

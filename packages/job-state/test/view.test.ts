@@ -87,15 +87,6 @@ describe('the stored status document', () => {
     await expectViewMatchesRecord(deduped.jobId);
   });
 
-  it('is built on first read for a record written before documents were stored', async () => {
-    const job = newJob();
-    await fixture.store.createJob(job);
-    await fixture.store.start(job, 'extract');
-    await fixture.redis.hdel(fixture.store.jobKey(job.jobId), 'view');
-    await expectViewMatchesRecord(job.jobId);
-    expect(await fixture.redis.hexists(fixture.store.jobKey(job.jobId), 'view')).toBe(1);
-  });
-
   it('is absent with its record', async () => {
     expect(await fixture.store.getJobView('job_view_nothing_here')).toBeNull();
   });

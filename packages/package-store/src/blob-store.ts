@@ -4,6 +4,7 @@ import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/p
 import { join } from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { ignoreMissing } from './missing.js';
 
 export interface BlobInfo {
   sha256: string;
@@ -34,18 +35,13 @@ export class LocalBlobStore {
     return join(this.root, sha256.slice(0, 2), sha256);
   }
 
+  /** Only a missing file means "no": a blob we cannot stat (EACCES, EIO) is an error, not absent. */
   async has(sha256: string): Promise<boolean> {
-    return stat(this.pathOf(sha256)).then(
-      () => true,
-      () => false,
-    );
+    return stat(this.pathOf(sha256)).then(() => true, ignoreMissing(false));
   }
 
   async size(sha256: string): Promise<number | undefined> {
-    return stat(this.pathOf(sha256)).then(
-      (s) => s.size,
-      () => undefined,
-    );
+    return stat(this.pathOf(sha256)).then((s) => s.size, ignoreMissing(undefined));
   }
 
   async putBuffer(data: Uint8Array): Promise<BlobInfo> {
@@ -106,11 +102,12 @@ export class LocalBlobStore {
 
   /** Every stored blob with its write time (for the janitor's mark and sweep). */
   async *list(): AsyncGenerator<{ sha256: string; modifiedAt: number }> {
-    for (const shard of await readdir(this.root).catch(() => [] as string[])) {
+    for (const shard of await readdir(this.root).catch(ignoreMissing([] as string[]))) {
       if (!/^[0-9a-f]{2}$/.test(shard)) continue;
-      for (const name of await readdir(join(this.root, shard)).catch(() => [] as string[])) {
+      for (const name of await readdir(join(this.root, shard)).catch(ignoreMissing([] as string[]))) {
         if (!SHA256.test(name)) continue;
-        const info = await stat(join(this.root, shard, name)).catch(() => undefined);
+        // Deleted since the directory was read: the expected race with another janitor.
+        const info = await stat(join(this.root, shard, name)).catch(ignoreMissing(undefined));
         if (info) yield { sha256: name, modifiedAt: info.mtimeMs };
       }
     }

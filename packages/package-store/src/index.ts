@@ -3,7 +3,8 @@ import { LocalBlobStore } from './blob-store.js';
 import { PackageStore } from './package-store.js';
 
 export { LocalBlobStore, BlobTooLargeError, type BlobInfo } from './blob-store.js';
-export { PackageStore, type WrittenPackage } from './package-store.js';
+export { PackageStore, type PackageIndex, type WrittenPackage } from './package-store.js';
+export { ignoreMissing, isMissing } from './missing.js';
 export * from './manifest.js';
 
 /** The on-disk layout under DATA_DIR, shared by the API and every consumer. */

@@ -1,8 +1,9 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import type { LocalBlobStore } from './blob-store.js';
-import type { PackageManifest } from './manifest.js';
+import type { AssetEntry, PackageManifest } from './manifest.js';
+import { ignoreMissing, isMissing } from './missing.js';
 
 export interface WrittenPackage {
   packageId: string;
@@ -10,12 +11,24 @@ export interface WrittenPackage {
   sha256: string;
 }
 
+/**
+ * What the asset route needs to decide, without the manifest: whose package it is and which assets
+ * it holds. A manifest can be megabytes of text; reading and parsing it only to refuse another
+ * tenant made refusals slow (a timing oracle, and a way to slow the owner's polls).
+ */
+export interface PackageIndex {
+  tenant: string;
+  assets: AssetEntry[];
+}
+
 const PACKAGE_ID = /^[A-Za-z0-9_-]{8,128}$/;
 
 /**
  * Reading packages: `<root>/<packageId>.json`, the manifest, whose assets are blobs in the
- * content-addressed blob store. Write order makes a half-written package impossible to see:
- * assets first (each atomic), then the manifest through a temporary file and one rename.
+ * content-addressed blob store, and `<root>/<packageId>.idx`, its index (tenant and asset list).
+ * Write order makes a half-written package impossible to see: assets first (each atomic), then
+ * the index, then the manifest, each through a temporary file and one rename. Deletion runs the
+ * other way (index first), so assets are never served for a package that is going.
  * The manifest is serialized deterministically, so writing the same package twice leaves one
  * byte-identical file.
  */
@@ -34,21 +47,43 @@ export class PackageStore {
     return join(this.root, `${packageId}.json`);
   }
 
+  indexPathOf(packageId: string): string {
+    if (!PACKAGE_ID.test(packageId)) throw new Error(`invalid package id: ${packageId}`);
+    return join(this.root, `${packageId}.idx`);
+  }
+
   async write(manifest: PackageManifest): Promise<WrittenPackage> {
     for (const asset of manifest.assets) {
       if (!(await this.blobs.has(asset.sha256))) throw new Error(`asset ${asset.sha256} is not in the blob store`);
     }
+    const index: PackageIndex = { tenant: manifest.tenant, assets: manifest.assets };
+    await this.replace(this.indexPathOf(manifest.packageId), Buffer.from(`${JSON.stringify(index)}\n`, 'utf8'));
     const bytes = Buffer.from(`${JSON.stringify(manifest, null, 1)}\n`, 'utf8');
     const sha256 = createHash('sha256').update(bytes).digest('hex');
-    const tmp = join(this.root, '.tmp', `${manifest.packageId}.${process.pid}.${Date.now()}.json`);
+    await this.replace(this.pathOf(manifest.packageId), bytes);
+    return { packageId: manifest.packageId, size: bytes.length, sha256 };
+  }
+
+  /** The index alone (tenant, assets), or null when the package does not exist. */
+  async readIndex(packageId: string): Promise<PackageIndex | null> {
+    if (!PACKAGE_ID.test(packageId)) return null;
+    try {
+      return JSON.parse(await readFile(this.indexPathOf(packageId), 'utf8')) as PackageIndex;
+    } catch (error) {
+      if (isMissing(error)) return null;
+      throw error;
+    }
+  }
+
+  private async replace(target: string, bytes: Buffer): Promise<void> {
+    const tmp = join(this.root, '.tmp', `${basename(target)}.${process.pid}.${randomBytes(6).toString('hex')}`);
     try {
       await writeFile(tmp, bytes);
-      await rename(tmp, this.pathOf(manifest.packageId));
+      await rename(tmp, target);
     } catch (error) {
       await rm(tmp, { force: true });
       throw error;
     }
-    return { packageId: manifest.packageId, size: bytes.length, sha256 };
   }
 
   /** The manifest, or null when no such package exists (expired or never written). */
@@ -57,22 +92,25 @@ export class PackageStore {
     try {
       return JSON.parse(await readFile(this.pathOf(packageId), 'utf8')) as PackageManifest;
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      if (isMissing(error)) return null;
       throw error;
     }
   }
 
+  /** Every package with a manifest or an index (an index alone is a write that died half-way). */
   async list(): Promise<string[]> {
-    const names = await readdir(this.root).catch(() => [] as string[]);
-    return names.filter((n) => n.endsWith('.json')).map((n) => n.slice(0, -'.json'.length)).filter((id) => PACKAGE_ID.test(id));
+    const names = await readdir(this.root).catch(ignoreMissing([] as string[]));
+    const ids = names.filter((n) => n.endsWith('.json') || n.endsWith('.idx')).map((n) => n.slice(0, n.lastIndexOf('.')));
+    return [...new Set(ids)].filter((id) => PACKAGE_ID.test(id));
   }
 
-  /** When the manifest was written (ms), or undefined if there is none. */
+  /** When the package was written (ms): its manifest, else its index; undefined if neither exists. */
   async writtenAt(packageId: string): Promise<number | undefined> {
-    return stat(this.pathOf(packageId)).then(
-      (s) => s.mtimeMs,
-      () => undefined,
-    );
+    for (const path of [this.pathOf(packageId), this.indexPathOf(packageId)]) {
+      const info = await stat(path).catch(ignoreMissing(undefined));
+      if (info) return info.mtimeMs;
+    }
+    return undefined;
   }
 
   get tmpDirectory(): string {
@@ -80,6 +118,7 @@ export class PackageStore {
   }
 
   async delete(packageId: string): Promise<void> {
+    await rm(this.indexPathOf(packageId), { force: true });
     await rm(this.pathOf(packageId), { force: true });
   }
 }

@@ -3,7 +3,7 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { BlobTooLargeError, openStorage, SCHEMA_VERSION, type PackageManifest, type Storage } from '../src/index.js';
+import { BlobTooLargeError, ignoreMissing, openStorage, SCHEMA_VERSION, type PackageManifest, type Storage } from '../src/index.js';
 
 let dir: string;
 let storage: Storage;
@@ -65,8 +65,32 @@ describe('package store', () => {
     expect(await storage.packages.read('job_missingasset')).toBeNull();
   });
 
+  it("writes the package's index (tenant and assets) with it, and deletes both", async () => {
+    const blob = await storage.blobs.putBuffer(Buffer.from('an image'));
+    const m = { ...manifest('indexed'), packageId: 'job_indexed01' };
+    m.assets.push({ sha256: blob.sha256, mediaType: 'image/png', size: blob.size, role: 'embedded-image' });
+    await storage.packages.write(m);
+    expect(await storage.packages.readIndex('job_indexed01')).toEqual({ tenant: 't', assets: m.assets });
+    expect(await storage.packages.list()).toContain('job_indexed01');
+    await storage.packages.delete('job_indexed01');
+    expect(await storage.packages.readIndex('job_indexed01')).toBeNull();
+    expect(await storage.packages.read('job_indexed01')).toBeNull();
+    expect(await storage.packages.list()).not.toContain('job_indexed01');
+  });
+
   it('answers null for absent or malformed ids', async () => {
+    expect(await storage.packages.readIndex('job_nothere1')).toBeNull();
+    expect(await storage.packages.readIndex('../../etc/passwd')).toBeNull();
     expect(await storage.packages.read('job_nothere1')).toBeNull();
     expect(await storage.packages.read('../../etc/passwd')).toBeNull();
+  });
+});
+
+describe('ignoreMissing', () => {
+  it('turns ENOENT into the fallback and rethrows anything else', () => {
+    const enoent = Object.assign(new Error("ENOENT: no such file or directory, stat '/x'"), { code: 'ENOENT' });
+    const eacces = Object.assign(new Error("EACCES: permission denied, scandir '/y'"), { code: 'EACCES', path: '/y' });
+    expect(ignoreMissing([])(enoent)).toEqual([]);
+    expect(() => ignoreMissing([])(eacces)).toThrow(/EACCES.*\/y/);
   });
 });

@@ -4,8 +4,8 @@ import { z } from 'zod';
  * maintenance: periodic housekeeping, run by whichever consumer process is free.
  *
  * Registered with `upsertJobScheduler` under FIXED ids at every consumer start: re-registering is
- * an update, never a second schedule (the pg-boss incident in docs/architecture.md was schedules
- * re-created on every deploy). `npm run ops -- schedulers` lists them and flags duplicates.
+ * an update, never a second schedule (schedules re-created at every start would pile up, one more
+ * run per tick with each deploy). `npm run ops -- schedulers` lists them and flags duplicates.
  *
  * - sweeper (default every 60 s): fails records left `processing` whose lease lapsed and for which no
  *   queue holds a live job, and `queued` records older than 5 minutes with no queued job (orphans).

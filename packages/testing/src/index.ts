@@ -5,3 +5,4 @@ export { cjkTextPng } from './cjk-image.js';
 export { buildPdf, streamObject } from './pdf-builder.js';
 export { assertValidPackage, packageSchema } from './package-schema.js';
 export { twoColumnPdf, outlinedPdf, type TwoColumnPdf, type OutlinedPdf } from './generated-pdfs.js';
+export { ThrowawayRedis, type ThrowawayRedisOptions, type RedisExit } from './throwaway-redis.js';

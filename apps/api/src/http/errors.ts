@@ -33,6 +33,13 @@ const MULTER_ERRORS: Record<string, [number, string, string]> = {
 /** The one place errors become responses. Unknown errors are logged with their stack and answer 500. */
 export function errorHandler(logger: Logger, uploadLimitBytes: number): ErrorRequestHandler {
   return (error: unknown, req, res, _next) => {
+    if (clientWentAway(req) && isAbortLike(error)) {
+      // A client that drops its connection mid-body (or stalls until we drop it) is its own doing:
+      // nobody is left to answer, and it is no fault of ours worth an error and a stack.
+      logger.info('client went away before its request was read', { method: req.method, path: req.path, reason: error instanceof Error ? error.message : String(error) });
+      res.destroy();
+      return;
+    }
     let apiError: ApiError;
     if (error instanceof ApiError) apiError = error;
     else if (isRedisUnavailableError(error)) {
@@ -47,6 +54,10 @@ export function errorHandler(logger: Logger, uploadLimitBytes: number): ErrorReq
       apiError = new ApiError(413, 'body_too_large', 'The request body is larger than this route accepts.', { limitBytes: error.limit });
     } else if (isBodyParseError(error)) {
       apiError = new ApiError(400, 'bad_request', 'The request body could not be read.');
+    } else if (error instanceof URIError) {
+      // The router's own parameter decoding (http/request-target.ts refuses these paths first).
+      logger.info('refused a path that does not decode', { method: req.method, path: req.path.slice(0, 256) });
+      apiError = new ApiError(400, 'bad_request', 'The URL path holds a malformed percent-escape.');
     } else if (isMalformedMultipart(error)) {
       apiError = new ApiError(400, 'bad_upload', 'The multipart body could not be read: a part header is malformed or larger than 16 KiB (a very long filename?).');
     } else {
@@ -62,6 +73,24 @@ export function errorHandler(logger: Logger, uploadLimitBytes: number): ErrorReq
     if (!req.complete && !mayDrainUnreadBody(req)) res.set('Connection', 'close');
     res.json({ error: { code: apiError.code, message: apiError.message, ...apiError.details } });
   };
+}
+
+/** The connection is gone and the request's body never arrived whole. */
+function clientWentAway(req: Request): boolean {
+  return !req.complete && (req.destroyed || req.socket.destroyed);
+}
+
+/**
+ * What reading a body fails with when its connection goes: multer's own errors, Node's stream
+ * and socket errors, busboy's cut-off form. Any other error is ours even if the client has left.
+ */
+function isAbortLike(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as NodeJS.ErrnoException).code;
+  return (
+    ['ECONNRESET', 'ECONNABORTED', 'EPIPE', 'ERR_STREAM_PREMATURE_CLOSE'].includes(code ?? '') ||
+    /^(Request (aborted|closed|error)|aborted|Unexpected end of form)$/.test(error.message)
+  );
 }
 
 /** Bodies up to this size are read and discarded after an early refusal rather than cut off. */

@@ -5,6 +5,7 @@ import { PIPELINE_VERSION, readConverter, type DocumentOptions, type ExtractPayl
 import type { ApiContext } from '../context.js';
 import { baseUrl } from '../http/base-url.js';
 import { ApiError } from '../http/errors.js';
+import { closeStalledBodies } from '../http/idle-body.js';
 import { newId } from '../ids.js';
 import { tenantOf } from '../tenant.js';
 import { inspectFiles, storeFiles, type AcceptedFile } from '../uploads/accept.js';
@@ -55,8 +56,9 @@ export function filesRouter(ctx: ApiContext): Router {
   const single = multer({ storage: storageEngine, preservePath: true, limits: { ...limits, files: 1 } }).single('file');
   const many = multer({ storage: storageEngine, preservePath: true, limits: { ...limits, files: config.limits.maxBatchFiles } }).array('files', config.limits.maxBatchFiles);
   const rejectOversized = contentLengthGuard(config.limits.maxUploadBytes * Math.max(1, config.limits.maxBatchFiles));
+  const stallGuard = closeStalledBodies(config.http.uploadIdleTimeoutMs, logger);
 
-  router.post('/api/files', rejectOversized, uploadRate.beforeBody(), single, async (req, res) => {
+  router.post('/api/files', rejectOversized, uploadRate.beforeBody(), stallGuard, single, async (req, res) => {
     if (!req.file) throw new ApiError(400, 'missing_file', 'Send the document as multipart/form-data field "file".');
     const intake = await admit(ctx, req, [asSpooled(req.file)]);
     const accepted = intake.files[0]!;
@@ -83,7 +85,7 @@ export function filesRouter(ctx: ApiContext): Router {
     res.status(202).location(statusUrl).json({ jobId, status, statusUrl, deduplicated: !created });
   });
 
-  router.post('/api/files/batch', rejectOversized, uploadRate.beforeBody(), many, async (req, res) => {
+  router.post('/api/files/batch', rejectOversized, uploadRate.beforeBody(), stallGuard, many, async (req, res) => {
     const uploaded = Array.isArray(req.files) ? req.files.map(asSpooled) : [];
     if (uploaded.length === 0) throw new ApiError(400, 'missing_files', 'Send the documents as repeated multipart/form-data field "files".');
     const intake = await admit(ctx, req, uploaded, () => uploadRate.consume(tenantOf(req), uploaded.length - 1));

@@ -43,8 +43,10 @@ export function packagesRouter(ctx: ApiContext): Router {
 
   router.get('/api/assets/:assetId', async (req, res) => {
     const [packageId, sha256, extra] = String(req.params.assetId).split('.');
-    const manifest = packageId && sha256 && extra === undefined ? await ctx.storage.packages.read(packageId) : null;
-    const asset = manifest?.tenant === tenantOf(req) ? manifest.assets.find((a) => a.sha256 === sha256) : undefined;
+    // The package's small index, never its manifest: refusing another tenant must cost what
+    // refusing a missing id costs (no timing oracle, no way to load the disk for the owner).
+    const index = packageId && sha256 && extra === undefined ? await ctx.storage.packages.readIndex(packageId) : null;
+    const asset = index?.tenant === tenantOf(req) ? index.assets.find((a) => a.sha256 === sha256) : undefined;
     if (!asset) throw notFound('asset_not_found', 'No such asset, or it has expired.');
     const etag = `"${asset.sha256}"`;
     const mediaType = safeMediaType(asset.mediaType);

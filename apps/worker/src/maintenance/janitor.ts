@@ -1,12 +1,17 @@
 import { readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { JobStateStore } from '@readpack/job-state';
-import type { Storage } from '@readpack/package-store';
+import { ignoreMissing, type Storage } from '@readpack/package-store';
 
 export interface JanitorReport {
   packagesRemoved: number;
   blobsRemoved: number;
   spoolRemoved: number;
+  /**
+   * What could not be cleaned and why (EACCES, EIO…), by path: the run goes on past them and the
+   * caller logs each. A file that vanished meanwhile (ENOENT) is the expected race, not a problem.
+   */
+  problems: { path: string; error: string }[];
 }
 
 export interface JanitorPolicy {
@@ -25,22 +30,32 @@ export interface JanitorPolicy {
  * nothing to get out of step when a process dies mid-write.
  */
 export async function cleanExpired(state: JobStateStore, storage: Storage, policy: JanitorPolicy, now = Date.now()): Promise<JanitorReport> {
-  const report: JanitorReport = { packagesRemoved: 0, blobsRemoved: 0, spoolRemoved: 0 };
+  const report: JanitorReport = { packagesRemoved: 0, blobsRemoved: 0, spoolRemoved: 0, problems: [] };
   const referenced = new Set<string>();
+  const problem = (path: string, error: unknown) => report.problems.push({ path, error: error instanceof Error ? error.message : String(error) });
 
   for (const packageId of await storage.packages.list()) {
     const record = await state.getJob(packageId);
-    const manifest = await storage.packages.read(packageId);
-    const age = now - ((await storage.packages.writtenAt(packageId)) ?? now);
-    if (!record && age > policy.packageGraceMs) {
-      await storage.packages.delete(packageId);
-      report.packagesRemoved += 1;
-      continue;
+    try {
+      const age = now - ((await storage.packages.writtenAt(packageId)) ?? now);
+      if (!record && age > policy.packageGraceMs) {
+        await storage.packages.delete(packageId);
+        report.packagesRemoved += 1;
+        continue;
+      }
+      const manifest = await storage.packages.read(packageId);
+      if (manifest) {
+        referenced.add(manifest.source.sha256);
+        for (const asset of manifest.assets) referenced.add(asset.sha256);
+      }
+    } catch (error) {
+      problem(storage.packages.pathOf(packageId), error);
     }
-    if (manifest) {
-      referenced.add(manifest.source.sha256);
-      for (const asset of manifest.assets) referenced.add(asset.sha256);
-    }
+  }
+  // A package we could not read may reference any blob: sweeping now could delete its assets.
+  if (report.problems.length > 0) {
+    for (const dir of storage.tmpDirs) report.spoolRemoved += await removeOlderThan(dir, now - policy.spoolGraceMs, problem);
+    return report;
   }
   for await (const ids of state.scanJobIds()) {
     for (const jobId of ids) {
@@ -48,23 +63,38 @@ export async function cleanExpired(state: JobStateStore, storage: Storage, polic
       if (record) referenced.add(record.source.sha256);
     }
   }
-  for await (const blob of storage.blobs.list()) {
-    if (referenced.has(blob.sha256) || now - blob.modifiedAt < policy.blobGraceMs) continue;
-    await storage.blobs.delete(blob.sha256);
-    report.blobsRemoved += 1;
+  try {
+    for await (const blob of storage.blobs.list()) {
+      if (referenced.has(blob.sha256) || now - blob.modifiedAt < policy.blobGraceMs) continue;
+      await storage.blobs.delete(blob.sha256);
+      report.blobsRemoved += 1;
+    }
+  } catch (error) {
+    problem((error as NodeJS.ErrnoException).path ?? storage.blobs.root, error);
   }
-  for (const dir of storage.tmpDirs) report.spoolRemoved += await removeOlderThan(dir, now - policy.spoolGraceMs);
+  for (const dir of storage.tmpDirs) report.spoolRemoved += await removeOlderThan(dir, now - policy.spoolGraceMs, problem);
   return report;
 }
 
-async function removeOlderThan(dir: string, cutoff: number): Promise<number> {
+async function removeOlderThan(dir: string, cutoff: number, problem: (path: string, error: unknown) => void): Promise<number> {
   let removed = 0;
-  for (const name of await readdir(dir).catch(() => [] as string[])) {
+  let names: string[];
+  try {
+    names = await readdir(dir).catch(ignoreMissing([] as string[]));
+  } catch (error) {
+    problem(dir, error);
+    return 0;
+  }
+  for (const name of names) {
     const path = join(dir, name);
-    const info = await stat(path).catch(() => undefined);
-    if (info && info.mtimeMs < cutoff) {
-      await rm(path, { force: true, recursive: true });
-      removed += 1;
+    try {
+      const info = await stat(path).catch(ignoreMissing(undefined));
+      if (info && info.mtimeMs < cutoff) {
+        await rm(path, { force: true, recursive: true });
+        removed += 1;
+      }
+    } catch (error) {
+      problem(path, error);
     }
   }
   return removed;

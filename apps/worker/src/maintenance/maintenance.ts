@@ -49,7 +49,9 @@ export async function startMaintenance(deps: {
         return { scanned: report.scanned, orphaned: report.orphaned.length };
       }
       const report = await cleanExpired(deps.state, deps.storage, { blobGraceMs: grace, spoolGraceMs: 3_600_000, packageGraceMs: 3_600_000 });
-      logger.info('janitor finished', { stage: 'maintenance', ...report });
+      const { problems, ...counts } = report;
+      for (const { path, error } of problems) logger.warn('janitor could not clean a path', { stage: 'maintenance', path, error });
+      logger.info('janitor finished', { stage: 'maintenance', ...counts, problems: problems.length });
       return report;
     },
     { connection, prefix, concurrency: 1 },

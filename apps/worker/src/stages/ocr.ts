@@ -1,5 +1,5 @@
 import { OcrError, TESSERACT_VERSION, type OcrPage } from '@readpack/ocr';
-import { PROCESS_IDENTITY } from '@readpack/logging';
+import { PROCESS_IDENTITY, type Logger } from '@readpack/logging';
 import type { BBox, FlowBlock, OcrLangSource } from '@readpack/reading-package';
 import { PermanentFailure, TransientFailure } from '../failures.js';
 import type { RenderedPageRefs } from '../render-task.js';
@@ -83,12 +83,33 @@ async function recognize(ctx: StageContext, pgm: Buffer, lang: string): Promise<
   try {
     return await ctx.ocr!.recognize(pgm, { lang });
   } catch (error) {
-    if (error instanceof OcrError && PERMANENT_OCR_ERRORS.has(error.code)) throw new PermanentFailure(`ocr_${error.code}`, error.message);
+    if (error instanceof OcrError) {
+      const failure = ocrFailure(error, lang, ctx.logger);
+      if (failure) throw failure;
+    }
     throw error;
   }
 }
 
-const PERMANENT_OCR_ERRORS = new Set<string>(['language_data_missing', 'language_data_invalid', 'invalid_language', 'invalid_image']);
+/**
+ * The OCR errors no retry can fix, as the tenant sees them. The engine's own message names the
+ * directories it searched: that is for the operator's log, while the tenant is told what to do.
+ */
+export function ocrFailure(error: OcrError, lang: string, logger: Logger): PermanentFailure | undefined {
+  const forTenant = TENANT_MESSAGES[error.code];
+  if (!forTenant) return undefined;
+  if (error.code === 'language_data_missing' || error.code === 'language_data_invalid') {
+    logger.warn('OCR language data is not usable on this server', { code: error.code, lang, detail: error.message });
+  }
+  return new PermanentFailure(`ocr_${error.code}`, forTenant(lang));
+}
+
+const TENANT_MESSAGES: Partial<Record<OcrError['code'], (lang: string) => string>> = {
+  language_data_missing: (lang) => `OCR in "${lang}" is not installed on this server: choose another ocrLang, or ask the operator to install its language data.`,
+  language_data_invalid: (lang) => `The OCR language data for "${lang}" on this server is damaged: choose another ocrLang, or ask the operator to reinstall it.`,
+  invalid_language: (lang) => `"${lang}" is not an OCR language code: use codes such as eng or chi_sim, joined with +.`,
+  invalid_image: () => 'The page image could not be read for OCR.',
+};
 
 function renderFailure(failures: Record<string, string>): PermanentFailure {
   const reason = Object.values(failures)[0] ?? 'render_failed: the page could not be rendered';

@@ -5,7 +5,8 @@ import type { QueueDefinition } from '../definition.js';
  * ocr: one rendered page → text, confidence, line and word boxes (tesseract.js, offline).
  *
  * - attempts 3, exponential backoff from 1 s: a crashed tesseract worker is replaced and the page
- *   tried again; missing language data fails at once (`ocr_language_unavailable`).
+ *   tried again; missing or damaged language data fails at once (`ocr_language_data_missing`,
+ *   `ocr_language_data_invalid`).
  * - lockDuration 60 s: tesseract runs in its own worker threads, the event loop stays free; a page
  *   takes ~1–3 s, the lock only matters when the process dies (takeover ≤ lock + 2 × stall interval = 120 s).
  * - maxStalledCount 2, maxStartedAttempts 5, retention as for render.
