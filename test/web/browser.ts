@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { repoRoot } from '@readpack/testing';
@@ -29,6 +29,12 @@ export function ensureWebBuild(): void {
   const root = repoRoot();
   if (existsSync(join(root, 'apps', 'web', 'dist', 'index.html'))) return;
   execFileSync('npm', ['run', 'build', '--workspace', '@readpack/web'], { cwd: root, stdio: 'inherit' });
+}
+
+/** Screenshots of an earlier run would pass for this one's: start each run with none. */
+export function clearArtifacts(): void {
+  rmSync(ARTIFACTS_DIR, { recursive: true, force: true });
+  mkdirSync(ARTIFACTS_DIR, { recursive: true });
 }
 
 /** Full-page screenshots are the test's record of what a person would have seen at each step. */

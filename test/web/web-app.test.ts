@@ -5,7 +5,7 @@ import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { startFakeMinerU, type FakeMinerU } from '@readpack/mineru-fake';
 import { connectTestRedis, fixturePath } from '@readpack/testing';
 import { pollUntilTerminal, startPipeline, type Pipeline } from '../harness.js';
-import { ARTIFACTS_DIR, ensureWebBuild, launchChromium, screenshot } from './browser.js';
+import { ARTIFACTS_DIR, clearArtifacts, ensureWebBuild, launchChromium, screenshot } from './browser.js';
 
 /**
  * The web app at `/` in a real headless Chromium against the real service (API + every consumer):
@@ -29,6 +29,7 @@ let browser: Browser;
 
 beforeAll(async () => {
   ensureWebBuild();
+  clearArtifacts();
   // Slow enough that a poll sees the job mid-way, so the bar's movement is observed, not assumed.
   fake = await startFakeMinerU({ processingMs: 2_000 });
   pipeline = await startPipeline({ MINERU_URL: fake.url, MINERU_RETRY_DELAY_MS: '50', MINERU_POLL_INTERVAL_MS: '50' });
@@ -219,7 +220,8 @@ describe('web app', () => {
     const figure = page2.locator('figure img').first();
     expect(await imageLoaded(figure)).toBe(true);
     expect(await figure.getAttribute('src')).toMatch(/^blob:/);
-    await page2.locator('table').first().scrollIntoViewIfNeeded();
+    await page2.scrollIntoViewIfNeeded();
+    await page2.locator('.page-label').evaluate((element) => element.scrollIntoView({ block: 'start' }));
     await screenshot(page, '10-table-and-figure', false);
 
     expect(problems).toEqual([]);

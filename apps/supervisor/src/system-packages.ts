@@ -142,10 +142,18 @@ export function cjkFontRequirement(purpose: string, present: () => boolean = () 
   return { packages: ['fonts-wqy-zenhei', 'fontconfig'], present, purpose };
 }
 
+/** Debian's Chromium at the path the web app's browser test launches (test/web/browser.ts). */
+export const DEBIAN_CHROMIUM = '/usr/bin/chromium';
+
+export function chromiumRequirement(present: () => boolean = () => existsSync(DEBIAN_CHROMIUM)): SystemRequirement {
+  return { packages: ['chromium'], present, purpose: 'a headless browser for the web app test (driven by playwright-core)' };
+}
+
 /**
  * What the test suite needs: a throwaway redis-server (unless REDIS_URL points at a Redis), both
  * OCR languages in Debian's directory (the OCR tests read it directly; the pipeline tests build
- * their config without TESSDATA_DIR) and a Chinese font for the test images and the CJK render test.
+ * their config without TESSDATA_DIR), a Chinese font for the test images and the CJK render test,
+ * and Chromium for the web app test.
  */
 export function testRequirements(env: NodeJS.ProcessEnv = process.env): SystemRequirement[] {
   return [
@@ -153,6 +161,7 @@ export function testRequirements(env: NodeJS.ProcessEnv = process.env): SystemRe
     languageDataRequirement('eng', 'English OCR language data'),
     languageDataRequirement('chi_sim', 'Chinese OCR language data'),
     cjkFontRequirement('a Chinese font for the CJK test images and render tests'),
+    chromiumRequirement(),
   ];
 }
 

@@ -160,9 +160,9 @@ describe("this repository's requirements", () => {
     expect(aptInstallCommand(['a'], false)).toBe('sudo apt-get update && sudo apt-get install -y --no-install-recommends a');
   });
 
-  it('the test suite needs redis-server unless REDIS_URL is set, both OCR languages and a Chinese font', () => {
-    expect(packagesOf(testRequirements({}))).toEqual(['redis-server', 'tesseract-ocr-eng', 'tesseract-ocr-chi-sim', 'fonts-wqy-zenhei', 'fontconfig']);
-    expect(packagesOf(testRequirements({ REDIS_URL: 'redis://127.0.0.1:6379' }))).toEqual(['tesseract-ocr-eng', 'tesseract-ocr-chi-sim', 'fonts-wqy-zenhei', 'fontconfig']);
+  it('the test suite needs redis-server unless REDIS_URL is set, both OCR languages, a Chinese font and Chromium', () => {
+    expect(packagesOf(testRequirements({}))).toEqual(['redis-server', 'tesseract-ocr-eng', 'tesseract-ocr-chi-sim', 'fonts-wqy-zenhei', 'fontconfig', 'chromium']);
+    expect(packagesOf(testRequirements({ REDIS_URL: 'redis://127.0.0.1:6379' }))).toEqual(['tesseract-ocr-eng', 'tesseract-ocr-chi-sim', 'fonts-wqy-zenhei', 'fontconfig', 'chromium']);
   });
 
   it('npm start wants OCR data only when TESSDATA_DIR is unset, and a Chinese font always', () => {

@@ -69,7 +69,8 @@ function summary(pkg: ServedPackage): string {
   const pages = pkg.pages?.length;
   const counts = { heading: 0, table: 0, figure: 0 };
   for (const block of pkg.body) if (block.type in counts) counts[block.type as keyof typeof counts] += 1;
-  const parts = [pages ? `${pages} ${pages === 1 ? 'page' : 'pages'}` : null, `${counts.heading} headings`, `${counts.table} tables`, `${counts.figure} figures`, `read by ${pkg.origin.parser}`];
+  const count = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+  const parts = [pages ? count(pages, 'page') : null, count(counts.heading, 'heading'), count(counts.table, 'table'), count(counts.figure, 'figure'), `read by ${pkg.origin.parser}`];
   return parts.filter(Boolean).join(' · ');
 }
 
@@ -111,12 +112,14 @@ function pageView(page: PackagePage, blocks: { block: FlowBlock; index: number }
 }
 
 /**
- * Pictures the package stores but no figure block places (a parser that keeps a document's
- * images without knowing where they sat): shown after the text rather than lost.
+ * Pictures a parser kept from inside the document without placing any of them (DOCX today):
+ * shown after the text rather than lost. When the body does place figures, the images left over
+ * are renderings of other blocks (MinerU's crops of tables and equations), already shown.
  */
 function unplacedImages(pkg: ServedPackage, assets: AssetLoader): HTMLElement | null {
   const placed = new Set(pkg.body.flatMap((block) => (block.type === 'figure' && block.asset ? [block.asset] : [])));
-  const loose = pkg.assets.filter((asset) => (asset.role === 'embedded-image' || asset.role === 'figure') && !placed.has(asset.sha256) && asset.mediaType.startsWith('image/'));
+  if (placed.size > 0) return null;
+  const loose = pkg.assets.filter((asset) => asset.role === 'embedded-image' && !placed.has(asset.sha256) && asset.mediaType.startsWith('image/'));
   if (loose.length === 0) return null;
   return h(
     'section',
