@@ -271,3 +271,46 @@ describe('web app', () => {
     }
   }, 120_000);
 });
+
+describe('web app with API keys configured', () => {
+  const KEY = 'web-test-key-0123456789abcdef';
+  let keyed: Pipeline;
+
+  beforeAll(async () => {
+    keyed = await startPipeline({ API_KEYS: `${KEY}:webtenant` });
+  }, 60_000);
+
+  afterAll(async () => {
+    await keyed?.stop();
+  }, 30_000);
+
+  it('asks for the key, keeps it in session storage, and sends it with uploads, polls and images', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    try {
+      const page = await context.newPage();
+      const problems = watchProblems(page);
+      const unauthenticated: string[] = [];
+      page.on('request', (request) => {
+        if (new URL(request.url()).pathname.startsWith('/api/') && request.headers().authorization !== `Bearer ${KEY}`) unauthenticated.push(request.url());
+      });
+      await page.goto(`${keyed.api.url}/`);
+      const field = page.getByLabel('API key');
+      expect(await field.getAttribute('type')).toBe('password');
+      await field.fill(KEY);
+      await field.press('Tab'); // `change` fires when the field is left
+      expect(await page.evaluate<string | null>("sessionStorage.getItem('readpack.apiKey')")).toBe(KEY);
+
+      await page.getByLabel('Choose documents').setInputFiles([DOCX]);
+      await page.getByRole('button', { name: 'Upload' }).click();
+      await page.locator('.job[data-status="done"]').waitFor({ timeout: 60_000 });
+      await page.locator('.job').getByRole('link', { name: /Open/ }).click();
+      await page.getByRole('heading', { level: 1, name: 'word_sample.docx' }).waitFor();
+      expect(await imageLoaded(page.locator('.doc figure img').first())).toBe(true);
+      await screenshot(page, '13-api-key');
+      expect(unauthenticated).toEqual([]);
+      expect(problems).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  }, 90_000);
+});
