@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
@@ -87,6 +89,20 @@ async function imageLoaded(image: Locator): Promise<boolean> {
   });
 }
 
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/**
+ * WCAG 2.1 A/AA violations axe-core finds on the page as it is now (labels, names, contrast,
+ * landmarks, ARIA). Evaluated over the DevTools protocol, so the app's CSP needs no exception.
+ */
+async function accessibilityViolations(page: Page): Promise<string[]> {
+  await page.evaluate(AXE_SOURCE);
+  const result = await page.evaluate<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }>(
+    "axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } })",
+  );
+  return result.violations.map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+}
+
 /** Horizontal overflow of the whole page, in CSS pixels (0: nothing sticks out). */
 function overflow(page: Page): Promise<number> {
   return page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
@@ -146,6 +162,7 @@ describe('web app', () => {
     expect(failure).toContain('What to do:');
     expect(failure).toContain('corrupt_document');
     await screenshot(page, '03-batch-done-and-failure');
+    expect(await accessibilityViolations(page)).toEqual([]);
     await failed.screenshot({ path: join(ARTIFACTS_DIR, '04-failure-reason.png') });
   }, 120_000);
 
@@ -157,6 +174,7 @@ describe('web app', () => {
     expect(await table.textContent()).toContain('Blueberry, Strawberry, Cranberry');
     expect(await imageLoaded(page.locator('.doc figure img').first())).toBe(true);
     await screenshot(page, '05-viewer-docx', false);
+    expect(await accessibilityViolations(page)).toEqual([]);
 
     await page.getByRole('button', { name: 'Markdown' }).click();
     expect(await page.getByRole('button', { name: 'Markdown' }).getAttribute('aria-pressed')).toBe('true');
@@ -196,6 +214,7 @@ describe('web app', () => {
     await job.getByRole('link', { name: /Open/ }).click();
     await page.getByRole('heading', { level: 1, name: 'REPAIR-2022-INV-001_multipage.pdf' }).waitFor();
     await screenshot(page, '08-viewer-mineru', false);
+    expect(await accessibilityViolations(page)).toEqual([]);
 
     // The outline's last heading: a click scrolls it into view and gives it the focus.
     const entries = page.getByRole('navigation', { name: 'Outline' }).getByRole('button');
@@ -265,6 +284,7 @@ describe('web app', () => {
       expect(await imageLoaded(small.locator('.doc figure img').first())).toBe(true);
       expect(await overflow(small)).toBeLessThanOrEqual(0);
       await screenshot(small, '12-phone-viewer');
+      expect(await accessibilityViolations(small)).toEqual([]);
       expect(phoneProblems).toEqual([]);
     } finally {
       await phone.close();
