@@ -164,6 +164,12 @@ describe('web app', () => {
     await screenshot(page, '03-batch-done-and-failure');
     expect(await accessibilityViolations(page)).toEqual([]);
     await failed.screenshot({ path: join(ARTIFACTS_DIR, '04-failure-reason.png') });
+
+    // A reload keeps the list (session storage) and reads each file's state again.
+    await page.reload();
+    await page.locator('.job[data-status="done"], .job[data-status="failed"]').nth(2).waitFor({ timeout: 10_000 });
+    expect(await page.locator('.job').count()).toBe(3);
+    expect(await row('invalid.pdf').locator('.job-failure').textContent()).toContain('The file is damaged');
   }, 120_000);
 
   it('shows the DOCX: its table, its picture, the Markdown, and both downloads', async () => {

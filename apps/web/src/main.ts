@@ -34,8 +34,16 @@ async function start(): Promise<void> {
     leave = viewer ? showPackageViewer(main, client, decodeURIComponent(viewer[1] ?? '')) : showUploadPage(main, client, config, board);
     window.scrollTo(0, 0);
   };
-  if (config.authRequired) mountApiKeyField(keySlot, route);
-  window.addEventListener('hashchange', route);
+  const keyChanged = () => {
+    board.rewatch();
+    route();
+  };
+  if (config.authRequired) mountApiKeyField(keySlot, keyChanged);
+  window.addEventListener('hashchange', () => {
+    route();
+    // A new page for screen readers too: they start reading at the main region, not where the link was.
+    main.focus({ preventScroll: true });
+  });
   route();
 }
 

@@ -52,6 +52,8 @@ const EXPLANATIONS: Record<string, FailureExplanation> = {
   too_many_active_jobs: { reason: 'You already have many documents in progress.', action: 'Wait for some to finish, then upload again.' },
   auth_required: { reason: 'This service needs an API key.', action: 'Enter your API key at the top of the page.' },
   invalid_api_key: { reason: 'The API key was not accepted.', action: 'Check the API key at the top of the page.' },
+  job_not_found: { reason: 'This job is no longer known to the server (it expired, or was made with another API key).', action: 'Upload the file again.' },
+  package_not_found: { reason: 'The package of this job has expired.', action: 'Upload the file again.' },
   network_error: { reason: 'The server could not be reached.', action: 'Check your connection; the page keeps trying.' },
   state_store_unavailable: { reason: 'The service is briefly unavailable.', action: 'Wait a moment; the page keeps trying.' },
 };

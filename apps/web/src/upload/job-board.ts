@@ -41,6 +41,20 @@ export class JobBoard {
     sessionStorage.setItem(STORAGE_KEY, JSON.stringify(this.rows.map(({ jobId, name }) => ({ jobId, name }))));
   }
 
+  /** Watches every unfinished row again: after the API key changed, polls refused with 401 can succeed. */
+  rewatch(): void {
+    for (const row of this.rows) {
+      if (row.finished) continue;
+      this.stops.get(row)?.();
+      this.watch(row);
+    }
+  }
+
+  private watch(row: JobRow): void {
+    // Watches until terminal; the row ignores anything after that.
+    this.stops.set(row, this.source.watch(row.jobId, (view) => row.update(view), (problem) => row.problem(problem)));
+  }
+
   private track(job: StoredJob, where: 'start' | 'end'): void {
     const row = new JobRow(job.jobId, job.name);
     if (where === 'start') {
@@ -50,8 +64,7 @@ export class JobBoard {
       this.rows.push(row);
       this.list.append(row.element);
     }
-    // Watches until terminal; the row ignores anything after that.
-    this.stops.set(row, this.source.watch(job.jobId, (view) => row.update(view), (problem) => row.problem(problem)));
+    this.watch(row);
   }
 }
 

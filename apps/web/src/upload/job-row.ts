@@ -16,7 +16,7 @@ export class JobRow {
   private readonly state: HTMLElement;
   private readonly outcome: HTMLElement;
   private percent = 0;
-  private finished = false;
+  private done = false;
 
   constructor(
     readonly jobId: string,
@@ -35,8 +35,13 @@ export class JobRow {
     );
   }
 
+  /** Done or failed: nothing more will change. */
+  get finished(): boolean {
+    return this.done;
+  }
+
   update(view: JobStatusView): void {
-    if (this.finished) return;
+    if (this.done) return;
     const display = progressDisplay(view);
     this.percent = forwardOnly(this.percent, display.percent);
     this.bar.value = this.percent;
@@ -44,25 +49,36 @@ export class JobRow {
     this.bar.setAttribute('aria-valuetext', `${display.label}, ${this.percent} %`);
     this.state.textContent = `${display.label} · ${this.percent} %`;
     this.element.dataset.status = view.status;
+    this.clearWarning();
     if (view.status === 'done') this.showDone();
     else if (view.status === 'failed') this.showFailure(view.error?.code ?? 'internal_error', view.error?.message ?? '');
   }
 
   /** A problem reading the status (not the job's own failure): shown until the next good answer. */
   problem(problem: ApiProblem): void {
-    if (this.finished) return;
+    if (this.done) return;
+    if (problem.code === 'job_not_found') {
+      this.element.dataset.status = 'expired';
+      this.showFailure(problem.code, problem.message);
+      return;
+    }
     const { reason, action } = explainFailure(problem.code);
     replaceChildren(this.outcome, h('p', { class: 'job-warning' }, `${reason} ${action}`));
   }
 
+  /** The next good status answer replaces a warning shown by `problem`. */
+  private clearWarning(): void {
+    if (this.outcome.querySelector('.job-warning')) replaceChildren(this.outcome);
+  }
+
   private showDone(): void {
-    this.finished = true;
+    this.done = true;
     replaceChildren(this.outcome, h('a', { class: 'job-open', href: `#/jobs/${encodeURIComponent(this.jobId)}` }, 'Open ', h('span', { class: 'visually-hidden' }, `${this.name} `), 'in the viewer'));
     announce(`${this.name} is ready.`);
   }
 
   private showFailure(code: string, message: string): void {
-    this.finished = true;
+    this.done = true;
     const { reason, action } = explainFailure(code);
     this.state.textContent = 'Failed';
     this.bar.classList.add('failed');

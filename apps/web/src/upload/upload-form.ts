@@ -31,6 +31,7 @@ export function uploadForm(client: ApiClient, config: AppConfig, onUploaded: (ba
   const languages = config.ocrLangs.includes(config.defaultOcrLang) ? config.ocrLangs : [config.defaultOcrLang, ...config.ocrLangs];
   const ocrLang = h('select', { id: 'ocr-lang', name: 'ocrLang' }, ...languages.map((value) => h('option', { value, selected: value === config.defaultOcrLang }, LANGUAGE_WORDS[value] ?? value)));
   const submit = h('button', { type: 'submit', class: 'primary' }, 'Upload');
+  const sending = h('progress', { class: 'upload-progress', max: 100, value: 0, 'aria-label': 'Upload progress', hidden: true });
   const error = h('div', { class: 'form-error', role: 'alert' });
 
   const drop = h(
@@ -47,7 +48,7 @@ export function uploadForm(client: ApiClient, config: AppConfig, onUploaded: (ba
     drop,
     chosenList,
     h('div', { class: 'options' }, h('div', { class: 'field' }, h('label', { for: 'engine' }, 'Engine'), engine), h('div', { class: 'field' }, h('label', { for: 'ocr-lang' }, 'OCR language'), ocrLang)),
-    h('div', { class: 'actions' }, submit),
+    h('div', { class: 'actions' }, submit, sending),
     error,
   );
 
@@ -99,9 +100,14 @@ export function uploadForm(client: ApiClient, config: AppConfig, onUploaded: (ba
     submit.disabled = true;
     submit.setAttribute('aria-busy', 'true');
     submit.textContent = 'Uploading…';
+    sending.value = 0;
+    sending.hidden = false;
     replaceChildren(error);
     client
-      .uploadBatch(chosen, { engine: engine.value as EngineChoice, ocrLang: ocrLang.value })
+      .uploadBatch(chosen, { engine: engine.value as EngineChoice, ocrLang: ocrLang.value }, (fraction) => {
+        sending.value = Math.round(fraction * 100);
+        submit.textContent = `Uploading… ${sending.value} %`;
+      })
       .then((batch) => {
         chosen = [];
         showChosen();
@@ -114,6 +120,7 @@ export function uploadForm(client: ApiClient, config: AppConfig, onUploaded: (ba
         replaceChildren(error, h('p', {}, h('strong', {}, 'Nothing was uploaded. '), reason, ' ', action), h('p', { class: 'failure-detail' }, `${message} `, h('code', {}, code)));
       })
       .finally(() => {
+        sending.hidden = true;
         submitting = false;
         submit.disabled = false;
         submit.removeAttribute('aria-busy');
