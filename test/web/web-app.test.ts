@@ -103,6 +103,13 @@ async function accessibilityViolations(page: Page): Promise<string[]> {
   return result.violations.map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
 }
 
+function formWith(fixture: string, fields: Record<string, string> = {}): FormData {
+  const form = new FormData();
+  for (const [name, value] of Object.entries(fields)) form.append(name, value);
+  form.append('file', new Blob([readFileSync(fixturePath(fixture))]), fixture);
+  return form;
+}
+
 /** Horizontal overflow of the whole page, in CSS pixels (0: nothing sticks out). */
 function overflow(page: Page): Promise<number> {
   return page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
@@ -252,11 +259,28 @@ describe('web app', () => {
     expect(problems).toEqual([]);
   }, 120_000);
 
+  it("shows an OCR'd page's image beside the text read from it", async () => {
+    const accepted = await fetch(`${pipeline.api.url}/api/files`, { method: 'POST', body: formWith('testocr.png') });
+    expect(accepted.status).toBe(202);
+    const { jobId } = (await accepted.json()) as { jobId: string };
+    expect((await pollUntilTerminal(pipeline.api.url, jobId, 90_000)).at(-1)?.status).toBe('done');
+
+    await page.goto(`${pipeline.api.url}/#/jobs/${jobId}`);
+    await page.getByRole('heading', { level: 1, name: 'testocr.png' }).waitFor();
+    const scanned = page.getByRole('region', { name: 'Page 1' });
+    const picture = scanned.locator('.page-image img');
+    expect(await imageLoaded(picture)).toBe(true);
+    const text = scanned.locator('.page-blocks');
+    expect(await text.textContent()).toMatch(/quick brown dog/i);
+    // Beside, not above: the picture's column ends where the text's begins.
+    const [left, right] = [await picture.boundingBox(), await text.boundingBox()];
+    expect(left!.x + left!.width).toBeLessThanOrEqual(right!.x);
+    await screenshot(page, '13-ocr-page-beside-text', false);
+    expect(problems).toEqual([]);
+  }, 120_000);
+
   it('fits a phone-width screen and is usable by keyboard', async () => {
-    const form = new FormData();
-    form.append('engine', 'mineru');
-    form.append('file', new Blob([await readFile(LAID_OUT)]), 'REPAIR-2022-INV-001_multipage.pdf');
-    const accepted = await fetch(`${pipeline.api.url}/api/files`, { method: 'POST', body: form });
+    const accepted = await fetch(`${pipeline.api.url}/api/files`, { method: 'POST', body: formWith('REPAIR-2022-INV-001_multipage.pdf', { engine: 'mineru' }) });
     expect(accepted.status).toBe(202);
     const { jobId } = (await accepted.json()) as { jobId: string };
     await pollUntilTerminal(pipeline.api.url, jobId, 60_000);
@@ -332,7 +356,7 @@ describe('web app with API keys configured', () => {
       await page.locator('.job').getByRole('link', { name: /Open/ }).click();
       await page.getByRole('heading', { level: 1, name: 'word_sample.docx' }).waitFor();
       expect(await imageLoaded(page.locator('.doc figure img').first())).toBe(true);
-      await screenshot(page, '13-api-key');
+      await screenshot(page, '14-api-key');
       expect(unauthenticated).toEqual([]);
       expect(problems).toEqual([]);
     } finally {
