@@ -309,6 +309,13 @@ describe('web app', () => {
       await small.keyboard.press('Enter');
       expect(await small.getByRole('alert').textContent()).toContain('Choose at least one document');
 
+      // Files dropped on the zone join the batch like picked ones.
+      const dropped = await small.evaluateHandle(
+        "(() => { const t = new DataTransfer(); t.items.add(new File(['dropped text'], 'dropped-note.txt', { type: 'text/plain' })); return t; })()",
+      );
+      await small.locator('.drop-zone').dispatchEvent('drop', { dataTransfer: dropped });
+      expect(await small.locator('.chosen-files li').textContent()).toContain('dropped-note.txt');
+
       await small.goto(`${pipeline.api.url}/#/jobs/${jobId}`);
       await small.getByRole('heading', { level: 1, name: 'REPAIR-2022-INV-001_multipage.pdf' }).waitFor();
       expect(await imageLoaded(small.locator('.doc figure img').first())).toBe(true);
