@@ -275,7 +275,7 @@ describe('web app', () => {
     // Beside, not above: the picture's column ends where the text's begins.
     const [left, right] = [await picture.boundingBox(), await text.boundingBox()];
     expect(left!.x + left!.width).toBeLessThanOrEqual(right!.x);
-    await screenshot(page, '13-ocr-page-beside-text', false);
+    await screenshot(page, '11-ocr-page-beside-text', false);
     expect(problems).toEqual([]);
   }, 120_000);
 
@@ -292,7 +292,7 @@ describe('web app', () => {
       await small.goto(`${pipeline.api.url}/`);
       await small.getByRole('heading', { level: 1, name: 'Read documents' }).waitFor();
       expect(await overflow(small)).toBeLessThanOrEqual(0);
-      await screenshot(small, '11-phone-upload');
+      await screenshot(small, '12-phone-upload');
 
       // The picker and the options have labels, and Tab reaches the Upload button from the top.
       expect(await small.getByLabel('Choose documents').getAttribute('type')).toBe('file');
@@ -320,7 +320,7 @@ describe('web app', () => {
       await small.getByRole('heading', { level: 1, name: 'REPAIR-2022-INV-001_multipage.pdf' }).waitFor();
       expect(await imageLoaded(small.locator('.doc figure img').first())).toBe(true);
       expect(await overflow(small)).toBeLessThanOrEqual(0);
-      await screenshot(small, '12-phone-viewer');
+      await screenshot(small, '13-phone-viewer');
       expect(await accessibilityViolations(small)).toEqual([]);
       expect(phoneProblems).toEqual([]);
     } finally {
