@@ -73,10 +73,16 @@ function readStored(): StoredJob[] {
   if (!raw) return [];
   try {
     const parsed: unknown = JSON.parse(raw);
-    return Array.isArray(parsed) ? parsed.filter((j): j is StoredJob => typeof j?.jobId === 'string' && typeof j?.name === 'string') : [];
+    return Array.isArray(parsed) ? parsed.filter(isStoredJob) : [];
   } catch (error) {
     // A hand-edited or foreign value: start with an empty list rather than a broken page.
     console.warn('ignoring unreadable job list in sessionStorage', error);
     return [];
   }
+}
+
+function isStoredJob(value: unknown): value is StoredJob {
+  if (typeof value !== 'object' || value === null) return false;
+  const { jobId, name } = value as Partial<Record<keyof StoredJob, unknown>>;
+  return typeof jobId === 'string' && typeof name === 'string';
 }
