@@ -18,6 +18,11 @@ export default tseslint.config(
     },
   },
   {
+    // The web app runs in browsers: their globals, not Node's.
+    files: ['apps/web/src/**/*.ts'],
+    languageOptions: { globals: { ...globals.browser } },
+  },
+  {
     files: ['**/*.cjs'],
     languageOptions: { sourceType: 'commonjs' },
     rules: { '@typescript-eslint/no-require-imports': 'off' },

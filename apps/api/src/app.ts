@@ -12,6 +12,7 @@ import { filesRouter, isUploadRequest } from './routes/files.js';
 import { healthRouter } from './routes/health.js';
 import { packagesRouter } from './routes/packages.js';
 import { JOB_STATUS_PATH, jobStatus, statusRouter } from './routes/status.js';
+import { webAppRouter } from './routes/web.js';
 
 /**
  * Middleware order is part of the security model: admin pages have their own headers and
@@ -37,6 +38,8 @@ export function createApp(ctx: ApiContext): Express {
   app.get(JOB_STATUS_PATH, ...apiGuards, ...auth, jobStatus(ctx));
 
   app.use(BULL_BOARD_PATH, adminSecurityHeaders(), adminGuard(ctx.admin, ctx.keys.devMode), bullBoardRouter(ctx.producer.opsQueues()));
+  // The web app's page and files carry their own CSP (same-origin scripts); misses fall through to the API's 404.
+  app.use(webAppRouter(ctx));
   app.use(...apiGuards);
   app.use(healthRouter(ctx));
   app.use('/api', ...auth);

@@ -5,7 +5,8 @@ import { ensureSystemPackages, testRequirements } from './system-packages.js';
  * Jest runs (and fails in dozens of files at once), installing them with apt-get as root:
  * redis-server (a throwaway server per run; not when REDIS_URL points at a Redis),
  * tesseract-ocr-eng and tesseract-ocr-chi-sim (OCR language data in Debian's directory), and
- * fonts-wqy-zenhei + fontconfig (a Chinese font). See testRequirements in system-packages.ts.
+ * fonts-wqy-zenhei + fontconfig (a Chinese font), chromium (the web app's browser test). See
+ * testRequirements in system-packages.ts.
  * The file keeps its historical name: package.json's pretest runs dist/ensure-redis-cli.js.
  */
 const result = await ensureSystemPackages(testRequirements(process.env), { log: (line) => console.log(line) });

@@ -142,6 +142,13 @@ export function cjkFontRequirement(purpose: string, present: () => boolean = () 
   return { packages: ['fonts-wqy-zenhei', 'fontconfig'], present, purpose };
 }
 
+/** Debian's Chromium at the path the web app's browser test launches (test/web/browser.ts). */
+export const DEBIAN_CHROMIUM = '/usr/bin/chromium';
+
+export function chromiumRequirement(present: () => boolean = () => existsSync(DEBIAN_CHROMIUM)): SystemRequirement {
+  return { packages: ['chromium'], present, purpose: 'a headless browser for the web app test (driven by playwright-core)' };
+}
+
 /**
  * LibreOffice headless for the convert stage: the writer, calc and impress import filters, without
  * the GUI (about 300 MB installed). The tests need it; `npm start` never installs it (too large for
@@ -154,9 +161,18 @@ export function libreOfficeRequirement(find: (name: string) => string | undefine
 }
 
 /**
+ * poppler's `pdftotext`, the reference the PDF parser tests compare against, with `poppler-data`
+ * (its predefined CJK CMaps: without them pdftotext reads no text of a non-embedded CJK font).
+ */
+export function popplerRequirement(find: (name: string) => string | undefined = (name) => findExecutable(name)): SystemRequirement {
+  return { packages: ['poppler-utils', 'poppler-data'], present: () => find('pdftotext') !== undefined && existsSync('/usr/share/poppler/cMap'), purpose: 'pdftotext and its CJK CMaps, the reference of the PDF tests' };
+}
+
+/**
  * What the test suite needs: a throwaway redis-server (unless REDIS_URL points at a Redis), both
  * OCR languages in Debian's directory (the OCR tests read it directly; the pipeline tests build
- * their config without TESSDATA_DIR) and a Chinese font for the test images and the CJK render test.
+ * their config without TESSDATA_DIR), a Chinese font for the test images and the CJK render test,
+ * and Chromium for the web app test.
  */
 export function testRequirements(env: NodeJS.ProcessEnv = process.env): SystemRequirement[] {
   return [
@@ -165,6 +181,8 @@ export function testRequirements(env: NodeJS.ProcessEnv = process.env): SystemRe
     languageDataRequirement('chi_sim', 'Chinese OCR language data'),
     cjkFontRequirement('a Chinese font for the CJK test images and render tests'),
     libreOfficeRequirement(),
+    popplerRequirement(),
+    chromiumRequirement(),
   ];
 }
 

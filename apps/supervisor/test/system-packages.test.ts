@@ -160,10 +160,11 @@ describe("this repository's requirements", () => {
     expect(aptInstallCommand(['a'], false)).toBe('sudo apt-get update && sudo apt-get install -y --no-install-recommends a');
   });
 
-  it('the test suite needs redis-server unless REDIS_URL is set, both OCR languages, a Chinese font and LibreOffice', () => {
+  it('the test suite needs redis-server unless REDIS_URL is set, both OCR languages, a Chinese font, LibreOffice, poppler and Chromium', () => {
     const libreoffice = ['libreoffice-core-nogui', 'libreoffice-writer-nogui', 'libreoffice-calc-nogui', 'libreoffice-impress-nogui'];
-    expect(packagesOf(testRequirements({}))).toEqual(['redis-server', 'tesseract-ocr-eng', 'tesseract-ocr-chi-sim', 'fonts-wqy-zenhei', 'fontconfig', ...libreoffice]);
-    expect(packagesOf(testRequirements({ REDIS_URL: 'redis://127.0.0.1:6379' }))).toEqual(['tesseract-ocr-eng', 'tesseract-ocr-chi-sim', 'fonts-wqy-zenhei', 'fontconfig', ...libreoffice]);
+    const rest = [...libreoffice, 'poppler-utils', 'poppler-data', 'chromium'];
+    expect(packagesOf(testRequirements({}))).toEqual(['redis-server', 'tesseract-ocr-eng', 'tesseract-ocr-chi-sim', 'fonts-wqy-zenhei', 'fontconfig', ...rest]);
+    expect(packagesOf(testRequirements({ REDIS_URL: 'redis://127.0.0.1:6379' }))).toEqual(['tesseract-ocr-eng', 'tesseract-ocr-chi-sim', 'fonts-wqy-zenhei', 'fontconfig', ...rest]);
   });
 
   it('npm start wants OCR data only when TESSDATA_DIR is unset, and a Chinese font always (never LibreOffice)', () => {
