@@ -69,7 +69,7 @@ describe('hostile and broken documents', () => {
     await failedWith({ name: 'no-pages.pdf', data: emptyPdf() }, 'empty_document');
     await failedWith({ name: 'many-pages.pdf', data: textPdf({ pages: MAX_PAGES + 1 }) }, 'too_many_pages');
     expect(await outcome({ name: 'just-enough.pdf', data: textPdf({ pages: MAX_PAGES }) })).toMatchObject({ status: 'done' });
-  });
+  }, 120_000);
 
   it('huge page dimensions and a decompression-bomb image end terminal without taking anything down', async () => {
     // 14400 × 14400 units × UserUnit 75000: about a billion points a side. Text extraction never
@@ -91,7 +91,7 @@ describe('hostile and broken documents', () => {
       expect(asset.headers.get('x-content-type-options')).toBe('nosniff');
       expect(asset.headers.get('content-security-policy')).toContain("default-src 'none'");
     }
-  });
+  }, 120_000);
 
   it('an encrypted PDF fails as encrypted_document without its password, and with a wrong one', async () => {
     const data = await readFile(fixturePath('libreoffice-writer-password.pdf'));

@@ -6,11 +6,12 @@ import type { DocumentOptions } from '@readpack/queues';
  * Which engine parses a document. `local` and `mineru` are the client's explicit choices; `auto`
  * sends to MinerU (when configured) the PDFs that local parsing handles badly, by this rule:
  *   - a page whose text layer has fewer than OCR_MIN_CHARS_PER_PAGE characters (a scan), or
- *   - table-like text: at least 25% of the non-empty lines (and at least 8) are short rows
- *     (< 60 characters, two or more tokens) ending in a number, amount or date — label/value and
- *     column layouts such as invoices and statements, or
+ *   - tables: the local parser found a table (a ruled grid), or table-like text: at least 25% of
+ *     the non-empty lines (and at least 8) are short rows (< 60 characters, two or more tokens)
+ *     ending in a number, amount or date — label/value and column layouts such as invoices and
+ *     statements, whose paragraphs the local layout keeps together, or
  *   - formulas: math symbols are more than 1% of the characters.
- * Multi-column layout cannot be seen in extracted text, so it does not count.
+ * Multi-column layout is read locally (XY-cut), so it does not count.
  */
 export type EngineChoice = 'local' | 'mineru';
 
@@ -22,6 +23,7 @@ export function chooseEngine(options: DocumentOptions, parsed: ParsedDocument | 
 
 export function looksComplex(parsed: ParsedDocument, minCharsPerPage: number): boolean {
   if (parsed.pages?.some((p) => p.charCount < minCharsPerPage)) return true;
+  if (parsed.tables.length > 0) return true;
   const lines = parsed.text.split('\n').map((l) => l.trim()).filter(Boolean);
   const tabular = lines.filter((l) => {
     const tokens = l.split(/\s+/);

@@ -26,8 +26,8 @@ describe('PDF', () => {
       expect(page.charCount).toBe(page.text.replace(/\s/g, '').length);
       expect(page.charCount).toBeGreaterThan(50);
     }
-    // The invoice's one ruled grid (the totals box on page 1) is a table; nothing else is.
-    expect(doc.tables.map((t) => t.rows.flat().some((cell) => cell.includes('GRAND TOTAL')))).toEqual([true]);
+    // The invoices' ruled grids (the totals boxes of pages 1 and 2) are tables; nothing else is.
+    expect(doc.tables.map((t) => t.rows.flat().some((cell) => cell.includes('GRAND TOTAL')))).toEqual([true, true]);
   });
 
   it('reads the version of pdfjs-dist from its package.json', async () => {

@@ -107,6 +107,7 @@ describe('dispatch', () => {
         'application/pdf',
         'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
         'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+        'application/vnd.openxmlformats-officedocument.presentationml.presentation',
         'text/csv',
         'text/markdown',
         'text/plain',

@@ -1,5 +1,5 @@
 import { mineruBlocks } from '@readpack/mineru-client';
-import { tablesOf } from '@readpack/parsers';
+import { tablesOf, type ParsedPage } from '@readpack/parsers';
 import {
   assetPath,
   blocksText,
@@ -162,8 +162,9 @@ export function fromExtraction(payload: AssemblePayload, extraction: Extraction,
     page.ocr = { lang: ocr.lang, langSource: ocr.langSource, origin, confidence: ocr.confidence, chosen: choice.chosen, reason: choice.reason };
     if (choice.chosen) {
       replaced.add(p.index);
-      ocrBlocks.set(p.index, ocr.blocks);
-      page.text = blocksText(ocr.blocks);
+      const blocks = withLayerFigures(ocr.blocks, extraction.body, p);
+      ocrBlocks.set(p.index, blocks);
+      page.text = blocksText(blocks);
       page.origin = origin;
       page.confidence = ocr.confidence;
     } else {
@@ -176,7 +177,9 @@ export function fromExtraction(payload: AssemblePayload, extraction: Extraction,
     : extraction.body;
   const furniture = extraction.furniture.filter((b) => b.page === undefined || !replaced.has(b.page));
   const figures = figureAssets(body);
-  const assets: AssetEntry[] = extraction.images.map((i) => {
+  // The picture of a page OCR replaced is its scan, which the page image supersedes: not listed.
+  const superseded = (i: Extraction['images'][number]) => i.page !== undefined && replaced.has(i.page) && !figures.has(i.sha256);
+  const assets: AssetEntry[] = extraction.images.filter((i) => !superseded(i)).map((i) => {
     const asset: AssetEntry = { sha256: i.sha256, mediaType: i.mediaType, size: i.size, role: figures.has(i.sha256) ? 'figure' : 'embedded-image', name: i.name };
     if (i.page !== undefined) asset.page = i.page;
     if (i.width !== undefined && i.height !== undefined) Object.assign(asset, { width: i.width, height: i.height });
@@ -189,6 +192,29 @@ export function fromExtraction(payload: AssemblePayload, extraction: Extraction,
   };
   if (pages) manifest.pages = pages;
   return manifest;
+}
+
+/** A figure covering most of its page is the page's scan, not a picture on it. */
+const SCAN_AREA = 0.6;
+
+/**
+ * OCR's blocks of a page with the text layer's pictures on it, placed by their top: OCR reads
+ * text, so a page it replaced keeps its figures — except its scan (a picture covering most of the
+ * page), which the page image replaces.
+ */
+function withLayerFigures(ocrBlocks: FlowBlock[], layerBody: FlowBlock[], page: ParsedPage): FlowBlock[] {
+  const area = (page.width ?? 0) * (page.height ?? 0);
+  const figures = layerBody.filter((b) => b.page === page.index && b.type === 'figure' && b.bbox && area > 0 && ((b.bbox[2] - b.bbox[0]) * (b.bbox[3] - b.bbox[1])) / area < SCAN_AREA);
+  if (figures.length === 0) return ocrBlocks;
+  const top = (b: FlowBlock) => b.bbox?.[1] ?? Number.POSITIVE_INFINITY;
+  // A stable merge: OCR's reading order is kept, each figure goes before the first block below its top.
+  const out: FlowBlock[] = [];
+  const pending = [...figures].sort((a, b) => top(a) - top(b));
+  for (const block of ocrBlocks) {
+    while (pending.length > 0 && top(pending[0]!) <= top(block)) out.push(pending.shift()!);
+    out.push(block);
+  }
+  return [...out, ...pending];
 }
 
 export function fromMineru(payload: AssemblePayload, doc: StoredMineruDocument, version: string): PackageManifest {
