@@ -27,6 +27,8 @@ import { bullPrefix, QUEUES, type QueueName } from '@readpack/queues';
 import { createConsumerConnection, waitUntilReady } from '@readpack/redis';
 import { benchRedis, cleanups, deleteByPrefix, describeMachine, freePort, runBench, stopOnCleanUp, writeBenchSection } from './support.js';
 
+/** One consumer's lease on each record (the fence every transition checks: packages/job-state/scripts/prelude.lua). */
+const BENCH_LEASE = { series: 1, holder: 'extract:bench', epoch: 1, token: 'bench' };
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const WORKER_MAIN = join(REPO_ROOT, 'apps', 'worker', 'dist', 'main.js');
 const API_MAIN = join(REPO_ROOT, 'apps', 'api', 'dist', 'main.js');
@@ -254,9 +256,9 @@ async function overheadRound(redis: Redis, jobs: number, concurrency: number, st
     const processor = state
       ? async (job: { data: { jobId: string } }) => {
           const ref = { jobId: job.data.jobId };
-          const started = await store.start(ref, 'extract');
+          const started = await store.start(ref, 'extract', BENCH_LEASE);
           if (!started.applied) throw new Error(`start not applied: ${started.status}`);
-          await store.complete(ref, { packageId: ref.jobId, size: 1_500, sha256: 'f'.repeat(64) });
+          await store.complete(ref, BENCH_LEASE, { packageId: ref.jobId, size: 1_500, sha256: 'f'.repeat(64) });
         }
       : async () => undefined;
     const worker = new Worker(QUEUES.extract.name, processor, { connection: redis, prefix: bullPrefix(prefix), concurrency, autorun: false });

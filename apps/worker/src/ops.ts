@@ -1,6 +1,7 @@
 import { Queue, type Job } from 'bullmq';
 import { ConfigError, loadConfig } from '@readpack/config';
 import { bullPrefix, deadLetterQueueName, MAINTENANCE_QUEUE, MAINTENANCE_TASKS, QUEUES, type QueueName } from '@readpack/queues';
+import { deadLettered, isJobErrorCode, JobStateStore } from '@readpack/job-state';
 import { createConsumerConnection } from '@readpack/redis';
 import type { DeadLetter } from './dead-letters.js';
 import { resolveRedisUrl } from './ops-redis-url.js';
@@ -10,8 +11,9 @@ import { resolveRedisUrl } from './ops-redis-url.js';
  *   dlq list [stage]                   parked dead letters, newest first
  *   dlq replay <stage> <jobId>|--all   replay: the same path as Bull Board's Retry on the DLQ entry
  *   schedulers                         periodic tasks; flags duplicates and missing ones (exit 1)
+ *   failures                           failed jobs counted by code, with whether each code is dead-lettered
  */
-const USAGE = 'usage: npm run ops -- dlq list [stage] | dlq replay <stage> <jobId>|--all | schedulers';
+const USAGE = 'usage: npm run ops -- dlq list [stage] | dlq replay <stage> <jobId>|--all | schedulers | failures';
 
 async function main(argv: string[]): Promise<number> {
   const config = loadConfig();
@@ -21,6 +23,7 @@ async function main(argv: string[]): Promise<number> {
   try {
     const [command, sub, ...rest] = argv;
     if (command === 'schedulers') return await schedulers(new Queue(MAINTENANCE_QUEUE, { connection, prefix }));
+    if (command === 'failures') return await failures(connection, config.redis.prefix);
     if (command === 'dlq' && sub === 'list') return await listDeadLetters(stagesFrom(rest[0]), connection, prefix);
     if (command === 'dlq' && sub === 'replay' && rest[0] && rest[1]) {
       return await replayDeadLetters(stagesFrom(rest[0])[0]!, rest[1], connection, prefix);
@@ -99,6 +102,14 @@ async function schedulers(queue: Queue): Promise<number> {
   } finally {
     await queue.close();
   }
+}
+
+/** Failed jobs by code (scripts/fail.lua counts every one): user mistakes show here, not in the DLQs. */
+async function failures(connection: Connection, statePrefix: string): Promise<number> {
+  const store = new JobStateStore(connection, { prefix: statePrefix, ttl: { queuedSeconds: 1, processingSeconds: 1, resultSeconds: 1 }, leaseMs: 1, actor: 'ops' });
+  const counts = Object.entries(await store.failureCounts()).sort(([, a], [, b]) => b - a);
+  printTable([['code', 'failed jobs', 'dead-lettered'], ...counts.map(([code, n]) => [code, String(n), isJobErrorCode(code) && deadLettered(code) ? 'yes' : 'no'])]);
+  return 0;
 }
 
 function printTable(rows: string[][]): void {

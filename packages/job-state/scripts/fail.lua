@@ -1,13 +1,16 @@
 --[[
   Terminal failure with a stable code and a human message. Progress and phase stay where the job
-  got to, so a client can tell how far it went. The record leaves the live-lease index.
+  got to, so a client can tell how far it went. The record leaves the live-lease index, and the
+  failure is counted by code (a hash, for operators: failures that are not dead-lettered, such as a
+  user's corrupt document, show there).
   Two kinds of caller:
   - a consumer (holder ~= ''): fenced like every consumer write (prelude.lua);
   - an authority with no lease (holder = ''): the API when the enqueue after an upload failed, the
     sweeper for an orphan. It may end the job only while no consumer holds a live lease (one
     whose expiry, its score in the index, is still ahead), so a consumer that started in the
     meantime wins; and only in the series it looked at.
-  KEYS[1]  job key     KEYS[2] live-lease index     KEYS[3] (optional) batch key
+  KEYS[1]  job key     KEYS[2] live-lease index     KEYS[3] failure counts by code
+  KEYS[4]  (optional) batch key
   ARGV[1]  series   ARGV[2] holder ('' for an authority)   ARGV[3] epoch   ARGV[4] token
   ARGV[5]  actor       ARGV[6] error code   ARGV[7] error message
   ARGV[8]  ttl seconds for the terminal state
@@ -34,7 +37,8 @@ redis.call('HSET', KEYS[1], 'status', 'failed', 'errorCode', ARGV[6], 'errorMess
   'updatedAt', now, 'updatedBy', ARGV[5])
 dropWorkingFields(KEYS[1], KEYS[2])
 publishView(KEYS[1])
+redis.call('HINCRBY', KEYS[3], ARGV[6], 1)
 local ttl = tonumber(ARGV[8])
 redis.call('EXPIRE', KEYS[1], ttl)
-extendBatch(KEYS[3], ttl)
+extendBatch(KEYS[4], ttl)
 return {1, 'failed'}

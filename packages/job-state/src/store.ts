@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import type { JobErrorCode } from './errors.js';
 import { PHASES, phaseRank, type Phase } from './phases.js';
 import { queueScript, registerScripts, runScript, runScriptRaw, type ScriptReply } from './scripts.js';
 import {
@@ -8,7 +9,6 @@ import {
   type BatchStatus,
   type BatchView,
   type ExpiredLease,
-  type JobError,
   type Lease,
   type JobRecord,
   type JobRef,
@@ -201,7 +201,7 @@ export class JobStateStore {
 
   /** The holder's stage job is over: its lease leaves the live-lease index (scripts/release.lua). */
   async release(ref: JobRef, lease: Lease): Promise<TransitionResult> {
-    return toResult(await runScript(this.redis, 'release', [this.jobKey(ref.jobId), this.leaseIndexKey()], fenceArgs(lease)));
+    return toResult(await runScript(this.redis, 'release', [this.jobKey(ref.jobId), this.leaseIndexKey()], [...fenceArgs(lease), this.graceMs]));
   }
 
   async complete(ref: JobRef, lease: Lease, result: ResultPointer): Promise<TransitionResult> {
@@ -215,12 +215,22 @@ export class JobStateStore {
    * after a failed enqueue, the sweeper) passes the series it looked at, and is refused
    * (`leased`) while any consumer holds a live lease (scripts/fail.lua).
    */
-  async fail(ref: JobRef, error: JobError, by: Lease | { series: number } = { series: 1 }): Promise<TransitionResult> {
+  async fail(ref: JobRef, error: { code: JobErrorCode; message: string }, by: Lease | { series: number } = { series: 1 }): Promise<TransitionResult> {
     const { ttl, actor } = this.options;
     const fence = 'holder' in by ? fenceArgs(by) : [by.series, '', 0, ''];
-    return toResult(
-      await runScript(this.redis, 'fail', this.keys(ref), [...fence, actor, error.code, error.message.slice(0, 2_000), ttl.resultSeconds]),
-    );
+    const keys = [this.jobKey(ref.jobId), this.leaseIndexKey(), this.failureCountsKey()];
+    if (ref.batchId) keys.push(this.batchKey(ref.batchId));
+    return toResult(await runScript(this.redis, 'fail', keys, [...fence, actor, error.code, error.message.slice(0, 2_000), ttl.resultSeconds]));
+  }
+
+  /** Failed jobs counted by code since the deployment's Redis began (scripts/fail.lua). */
+  failureCountsKey(): string {
+    return `${this.options.prefix}:failures`;
+  }
+
+  async failureCounts(): Promise<Record<string, number>> {
+    const counts = await this.redis.hgetall(this.failureCountsKey());
+    return Object.fromEntries(Object.entries(counts).map(([code, n]) => [code, Number(n)]));
   }
 
   /** This store's writes for one consumer's lease: the form stage handlers get (see LeasedJobState). */
@@ -249,7 +259,7 @@ export class JobStateStore {
 
   /** Drops an expired index entry whose stage job no queue holds any more (scripts/forget-lease.lua). */
   async forgetLease(entry: ExpiredLease): Promise<boolean> {
-    const [applied] = await runScript(this.redis, 'forget-lease', [this.jobKey(entry.jobId), this.leaseIndexKey()], [entry.holder]);
+    const [applied] = await runScript(this.redis, 'forget-lease', [this.jobKey(entry.jobId), this.leaseIndexKey()], [entry.holder, this.graceMs]);
     return applied === 1;
   }
 

@@ -17,7 +17,10 @@ export interface ResultPointer {
 }
 
 export interface JobError {
-  /** Stable, documented code (docs/errors.md), e.g. `corrupt_document`. */
+  /**
+   * Stable, documented code (JobErrorCode, docs/errors.md), e.g. `corrupt_document`. Typed as a
+   * string where it is read back: a record may hold a code an older version wrote.
+   */
   code: string;
   message: string;
 }

@@ -48,7 +48,7 @@ describe('job records', () => {
 
     expect(await fixture.store.progress(job, TEST_LEASE, { done: 6, total: 10 }, 'extract')).toEqual({ applied: false, status: 'done' });
     expect(await fixture.store.start(job, 'extract', TEST_LEASE)).toEqual({ applied: false, status: 'done' });
-    expect(await fixture.store.fail(job, { code: 'x', message: 'late' })).toEqual({ applied: false, status: 'done' });
+    expect(await fixture.store.fail(job, { code: 'internal_error', message: 'late' })).toEqual({ applied: false, status: 'done' });
     expect(await fixture.store.complete(job, TEST_LEASE, { ...pointer, packageId: 'other' })).toEqual({ applied: false, status: 'done' });
     const record = await fixture.store.getJob(job.jobId);
     expect(record).toMatchObject({ status: 'done', phase: 'view_ready', progress: { done: 10, total: 10 }, result: pointer });
@@ -350,7 +350,8 @@ describe('the live-lease index', () => {
     await fixture.store.start(job, 'ocr', page);
     expect((await members(job.jobId)).sort()).toEqual([`${job.jobId}|extract:index`, `${job.jobId}|ocr:index-ocr-p2`]);
     await fixture.store.release(job, page);
-    expect(await members(job.jobId)).toEqual([`${job.jobId}|extract:index`]);
+    // Released: the record waits in a queue again (its next stage job), and the sweeper will look.
+    expect((await members(job.jobId)).sort()).toEqual([`${job.jobId}|extract:index`, `${job.jobId}|queue`]);
     await fixture.store.complete(job, lease, { packageId: 'p', size: 1, sha256: 'x' });
     expect(await members(job.jobId)).toEqual([]);
     expect((await fixture.redis.hkeys(fixture.store.jobKey(job.jobId))).filter((f) => f.startsWith('lease'))).toEqual([]);

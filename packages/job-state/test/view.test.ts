@@ -63,7 +63,7 @@ describe('the stored status document', () => {
     await expectViewMatchesRecord(job.jobId);
     await fixture.store.pageDone(job, TEST_LEASE, 3);
     await expectViewMatchesRecord(job.jobId);
-    await fixture.store.fail(job, { code: 'ocr_failed', message: 'tesseract said: "no" / \u00e7a \n ne va pas' }, TEST_LEASE);
+    await fixture.store.fail(job, { code: 'render_failed', message: 'tesseract said: "no" / \u00e7a \n ne va pas' }, TEST_LEASE);
     await expectViewMatchesRecord(job.jobId);
     await fixture.store.replay(job);
     await expectViewMatchesRecord(job.jobId);
@@ -71,7 +71,7 @@ describe('the stored status document', () => {
     await fixture.store.complete(job, { ...TEST_LEASE, series: 2 }, { packageId: 'pkg_view1', size: 4_567_890_123, sha256: 'ef'.repeat(32) });
     await expectViewMatchesRecord(job.jobId);
     const { view } = await storedView(job.jobId);
-    expect(view).toMatchObject({ status: 'done', series: 2, history: [{ series: 1, code: 'ocr_failed', phase: 'ocr' }] });
+    expect(view).toMatchObject({ status: 'done', series: 2, history: [{ series: 1, code: 'render_failed', phase: 'ocr' }] });
     // Readable as text too: members in a fixed order, slashes not escaped.
     const json = (await fixture.store.getJobView(job.jobId))?.json ?? '';
     expect(json).toMatch(/^\{"jobId":"job_view\d+","status":"done","phase":"view_ready","progress":/);

@@ -5,6 +5,7 @@ export {
   stageJobId,
   deadLetterQueueName,
   leaseSettings,
+  bullWorkerLeaseOptions,
   type LeaseSettings,
   type QueueName,
   type PayloadOf,

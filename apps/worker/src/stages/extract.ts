@@ -6,7 +6,7 @@ import { pagesNeedingOcr } from '../ocr-routing.js';
 import { pdfPassword } from '../secrets.js';
 import type { Extraction } from '../extraction.js';
 import { PermanentFailure } from '../failures.js';
-import type { StageContext, StageHandler } from '../stage.js';
+import { defineStage, type StageContext } from '../stage.js';
 
 /**
  * extract: parse the uploaded document in a parser thread (unless it goes to MinerU only), move
@@ -15,7 +15,7 @@ import type { StageContext, StageHandler } from '../stage.js';
  * chain per page that needs OCR (ocr-routing.ts; an image is one such page). Every id in that
  * flow is derived from the job id, so a re-delivered extract (at-least-once) adds nothing new.
  */
-export const extractStage: StageHandler<'extract'> = {
+export const extractStage = defineStage({
   stage: 'extract',
   phase: 'extract',
   needs: ['parsePool', 'secrets'],
@@ -66,7 +66,7 @@ export const extractStage: StageHandler<'extract'> = {
       ctx.job.opts.priority ? { priority: ctx.job.opts.priority } : {},
     );
   },
-};
+});
 
 /** An image has no text layer: one empty page, read by OCR. */
 async function imageExtraction({ storage }: StageContext) {
@@ -77,8 +77,7 @@ async function imageExtraction({ storage }: StageContext) {
   return { sha256: stored.sha256, document, summary: { parser: 'image', pages: 1 } };
 }
 
-async function extractLocally(sha256: string, mediaType: string, password: string | undefined, { storage, parsePool, config }: StageContext) {
-  if (!parsePool) throw new Error('extract needs the parse pool');
+async function extractLocally(sha256: string, mediaType: string, password: string | undefined, { storage, parsePool, config }: StageContext<'parsePool'>) {
   const input = { path: storage.blobs.pathOf(sha256), mediaType, ...(password === undefined ? {} : { password }) };
   const { zip } = config.limits;
   const parsed = await parsePool.parse(input, {
