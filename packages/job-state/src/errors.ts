@@ -22,6 +22,11 @@ export interface JobErrorSpec {
   message: string;
   /** When a job gets this code (documentation). */
   when: string;
+  /**
+   * Who records it when not a consumer: the API (the job never reached a queue) or the sweeper
+   * (no queue holds the job any more). Neither has a queue job to dead-letter.
+   */
+  recordedBy?: 'api' | 'sweeper';
 }
 
 export const JOB_ERRORS = {
@@ -68,8 +73,8 @@ export const JOB_ERRORS = {
   mineru_timeout: { blame: 'operator', retry: 'never', http: 504, message: 'MinerU did not finish in time.', when: 'engine=mineru: past `MINERU_BUDGET_MS`, counted from the first submission by Redis time' },
   source_missing: { blame: 'operator', retry: 'never', http: 410, message: 'The uploaded bytes are no longer stored; upload the file again.', when: 'the uploaded bytes (or an intermediate result) are no longer stored' },
   invalid_payload: { blame: 'operator', retry: 'never', http: 500, message: 'The job payload is invalid.', when: 'a malformed queue message (a bug or tampering)' },
-  enqueue_failed: { blame: 'operator', retry: 'never', http: 503, message: 'The job could not be queued; upload again.', when: 'the upload was stored but could not be queued; upload again (set by the API, never queued, so never dead-lettered)' },
-  orphaned: { blame: 'operator', retry: 'never', http: 500, message: 'The job lost its consumer and no queue holds it any more; upload it again.', when: 'the sweeper found the job with no live lease and no queue job' },
+  enqueue_failed: { blame: 'operator', retry: 'never', http: 503, message: 'The job could not be queued; upload again.', when: 'the upload was stored but could not be queued; upload again (set by the API: never queued, so never dead-lettered)', recordedBy: 'api' },
+  orphaned: { blame: 'operator', retry: 'never', http: 500, message: 'The job lost its consumer and no queue holds it any more; upload it again.', when: 'the sweeper found the job with no live lease and no queue job (nothing to dead-letter)', recordedBy: 'sweeper' },
   stalled: {
     blame: 'operator',
     retry: 'never',
@@ -88,9 +93,10 @@ export function isJobErrorCode(value: unknown): value is JobErrorCode {
   return typeof value === 'string' && Object.hasOwn(JOB_ERRORS, value);
 }
 
-/** Whether a job that ends with `code` belongs in a dead-letter queue (see `blame`). */
+/** Whether a job that ends with `code` belongs in a dead-letter queue (see `blame` and `recordedBy`). */
 export function deadLettered(code: JobErrorCode): boolean {
-  return JOB_ERRORS[code].blame === 'operator';
+  const spec: JobErrorSpec = JOB_ERRORS[code];
+  return spec.blame === 'operator' && spec.recordedBy === undefined;
 }
 
 /** The "Failed jobs" table of docs/errors.md, generated (`npm run docs:errors`). */
@@ -99,7 +105,7 @@ export function renderJobErrorTable(): string {
   for (const code of JOB_ERROR_CODES) {
     const spec: JobErrorSpec = JOB_ERRORS[code];
     const retried = spec.retry === 'backoff' ? 'yes, then terminal' : 'no';
-    const dlq = spec.blame === 'operator' ? 'yes' : 'no (counted)';
+    const dlq = deadLettered(code) ? 'yes' : spec.blame === 'document' ? 'no (counted)' : `no (${spec.recordedBy ?? 'consumer'} records it)`;
     lines.push(`| \`${code}\` | ${spec.http} | ${retried} | ${dlq} | ${spec.when} |`);
   }
   return lines.join('\n');
