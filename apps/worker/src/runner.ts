@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { Worker as Thread } from 'node:worker_threads';
 import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Config, Stage } from '@readpack/config';
 import { deadLettered, JOB_ERRORS, JobStateStore, LeaseLostError, type JobRef, type Lease } from '@readpack/job-state';
@@ -175,6 +176,11 @@ async function runJob(ctx: RunnerContext, job: Job, token: string | undefined): 
     );
   }, ctx.heartbeatMs);
   try {
+    const busy = config.faults.busy;
+    if (busy && busy.stage === stage && payload.source.filename.includes(busy.filename)) {
+      logger.warn('fault injection: long CPU work in a worker thread', { ms: busy.ms });
+      await busyInThread(busy.ms);
+    }
     const result = await ctx.handler.handle(payload, contextFor(ctx, lease, logger, job));
     logger.info('stage finished');
     await releaseLease(ctx, ref, lease, logger);
@@ -198,6 +204,18 @@ async function runJob(ctx: RunnerContext, job: Job, token: string | undefined): 
   } finally {
     clearInterval(heartbeat);
   }
+}
+
+/**
+ * Test-only fault (FAULT_BUSY): CPU work of `ms` in a worker thread, as a long OCR page or parse
+ * is. The event loop, which renews BullMQ's lock and the record's lease, stays free throughout.
+ */
+function busyInThread(ms: number): Promise<void> {
+  return new Promise((done, failed) => {
+    const thread = new Thread('const end = Date.now() + require("node:worker_threads").workerData; while (Date.now() < end);', { eval: true, workerData: ms });
+    thread.once('error', failed);
+    thread.once('exit', () => done());
+  });
 }
 
 function contextFor(ctx: RunnerContext, lease: Lease, logger: Logger, job: Job): StageContext<StageNeed> {

@@ -53,7 +53,7 @@ export interface Config {
   /** Global overrides of the per-queue lease settings (tests, tuning); undefined keeps each queue's own. */
   leases: { lockDurationMs: number | undefined; stalledIntervalMs: number | undefined };
   maintenance: { sweeperIntervalMs: number; janitorIntervalMs: number };
-  faults: { exitOnFilename: string | undefined };
+  faults: { exitOnFilename: string | undefined; busy: { stage: string; ms: number; filename: string } | undefined };
   logLevel: 'error' | 'warn' | 'info' | 'debug';
   stage: Stage | undefined;
   stages: Record<Stage, { concurrency: number; consumers: number }>;
@@ -123,7 +123,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     leases: { lockDurationMs: e.LOCK_DURATION_MS, stalledIntervalMs: e.STALLED_INTERVAL_MS },
     maintenance: { sweeperIntervalMs: e.SWEEPER_INTERVAL_MS, janitorIntervalMs: e.JANITOR_INTERVAL_MS },
-    faults: { exitOnFilename: e.FAULT_EXIT_ON_FILENAME },
+    faults: { exitOnFilename: e.FAULT_EXIT_ON_FILENAME, busy: busyFault(e.FAULT_BUSY) },
     logLevel: e.LOG_LEVEL,
     stage: e.READPACK_STAGE,
     stages: Object.fromEntries(
@@ -134,4 +134,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ) as Config['stages'],
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
   };
+}
+
+/** FAULT_BUSY (`<stage>:<ms>:<text>`, validated by its schema) as data. */
+function busyFault(spec: string | undefined): Config['faults']['busy'] {
+  if (spec === undefined) return undefined;
+  const [stage = '', ms = '0', ...rest] = spec.split(':');
+  return { stage, ms: Number(ms), filename: rest.join(':') };
 }
