@@ -1,5 +1,6 @@
 import { mineruBlocks } from '@readpack/mineru-client';
-import { tablesOf } from '@readpack/parsers';
+// The document helpers alone: the parsers' index would load every parser into the assemble consumer.
+import { tablesOf } from '@readpack/parsers/document';
 import {
   assetPath,
   blocksText,

@@ -1,5 +1,6 @@
 import { jobRefFields, type FlowChild } from '@readpack/queues';
-import { TESSERACT_VERSION } from '@readpack/ocr';
+// The version constant alone: @readpack/ocr's index would load tesseract.js into the extract consumer.
+import { TESSERACT_VERSION } from '@readpack/ocr/version';
 import { parsedDocument, type ParsedDocument } from '@readpack/parsers';
 import { chooseEngine } from '../engine-choice.js';
 import { pagesNeedingOcr } from '../ocr-routing.js';
