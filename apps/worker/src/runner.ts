@@ -164,10 +164,12 @@ async function runJob(ctx: RunnerContext, job: Job, token: string | undefined): 
     process.exit(70);
   }
   let leaseLost = false;
+  // Set before the lease is released (or the job failed): a heartbeat in flight then is refused, as it should be, and says nothing.
+  let over = false;
   const heartbeat = setInterval(() => {
     state.heartbeat(ref, lease).then(
       (result) => {
-        if ((result.status === 'fenced' || result.status === 'stale') && !leaseLost) {
+        if ((result.status === 'fenced' || result.status === 'stale') && !leaseLost && !over) {
           leaseLost = true;
           logger.warn('lease lost: another consumer took the job over; this one stops at its next write', { status: result.status });
         }
@@ -183,6 +185,7 @@ async function runJob(ctx: RunnerContext, job: Job, token: string | undefined): 
     }
     const result = await ctx.handler.handle(payload, contextFor(ctx, lease, logger, job));
     logger.info('stage finished');
+    over = true;
     await releaseLease(ctx, ref, lease, logger);
     return result;
   } catch (error) {
@@ -191,6 +194,7 @@ async function runJob(ctx: RunnerContext, job: Job, token: string | undefined): 
       logger.warn('lease lost: stopped; the consumer that took the job over owns it', { reason: error.reason });
       throw error;
     }
+    over = true;
     // A rate-limited job goes back to wait without spending an attempt: not a failure.
     if (error instanceof Error && error.name === 'RateLimitError') {
       await releaseLease(ctx, ref, lease, logger);

@@ -87,6 +87,8 @@ async function childOutcomes({ job }: StageContext): Promise<{ results: ChildRes
   const results: ChildResult[] = [];
   const failures: ChildFailure[] = [];
   for (const value of values) {
+    // null: a child that found the job already ended (or replayed) and did nothing.
+    if (!value) continue;
     if (value.ok) results.push(value);
     else failures.push(value);
   }
