@@ -8,7 +8,8 @@
  * live-lease index's expired entries), and the previous sweeper's read of the world (SCAN over
  * every record + HGETALL of each), which the index replaced. Then 100 leases lapse while their
  * jobs are still queued (a takeover pending) and one sweep handles them, so the sweeper is also
- * timed doing work. Cost = wall time and Redis round trips (INFO `total_commands_processed`).
+ * timed doing work. Cost = wall time and Redis commands (INFO `total_commands_processed`, which
+ * counts the commands scripts run as well as the clients' own).
  *
  * Results go to the `bench:sweeper` section of docs/benchmarks.md.
  */
@@ -35,7 +36,7 @@ const lease = (jobId: string) => ({ series: 1, holder: `extract:${jobId}`, epoch
 
 interface Cost {
   ms: number;
-  roundTrips: number;
+  commands: number;
 }
 
 interface SizeResult {
@@ -53,14 +54,14 @@ async function commandsProcessed(redis: Redis): Promise<number> {
   return Number(/total_commands_processed:(\d+)/.exec(await redis.info('stats'))?.[1] ?? 0);
 }
 
-/** Wall time and Redis round trips of `work` (the INFO calls that count them are subtracted). */
+/** Wall time and Redis commands of `work` (the INFO call that counts them is subtracted). */
 async function measure<T>(redis: Redis, work: () => Promise<T>): Promise<{ cost: Cost; result: T }> {
   const before = await commandsProcessed(redis);
   const start = performance.now();
   const result = await work();
   const ms = performance.now() - start;
-  const roundTrips = (await commandsProcessed(redis)) - before - 1;
-  return { cost: { ms, roundTrips }, result };
+  const commands = (await commandsProcessed(redis)) - before - 1;
+  return { cost: { ms, commands }, result };
 }
 
 function median<T>(values: T[], key: (v: T) => number): T {
@@ -142,22 +143,22 @@ function render(results: SizeResult[], environment: string): string {
     `**One sweep** beside ${settings.live} live records (leases running), with 0 and with ${fmt(large.finished)} finished records. The sweeper reads the live-lease`,
     `index's expired entries only (median of ${settings.sweeps} sweeps); the previous sweeper's read of the world — SCAN over every record, one HGETALL`,
     `each — is measured on the same data (median of ${settings.scans}). Then ${settings.live} leases lapse while their jobs are still queued (a takeover pending) and one`,
-    'sweep looks up each job by its id and re-arms the entry. Round trips: Redis `total_commands_processed`.',
+    'sweep looks up each job by its id and re-arms the entry. Commands: Redis `total_commands_processed` (the commands scripts run included).',
     '',
-    '| finished records | sweep: time | sweep: round trips | entries examined | SCAN + HGETALL: time | SCAN + HGETALL: round trips | records read | sweep with 100 lapsed leases: time | round trips | re-armed |',
+    `| finished records | sweep: time | sweep: Redis commands | entries examined | SCAN + HGETALL: time | SCAN + HGETALL: Redis commands | records read | sweep with ${settings.live} lapsed leases: time | Redis commands | re-armed |`,
     '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
   ];
   for (const r of results) {
     lines.push(
-      `| ${fmt(r.finished)} | ${fmt(r.sweep.ms, 2)} ms | ${fmt(r.sweep.roundTrips)} | ${fmt(r.examined)} | ${fmt(r.scan.ms)} ms | ${fmt(r.scan.roundTrips)} | ${fmt(r.scanned)} | ${fmt(r.busySweep.ms, 1)} ms | ${fmt(r.busySweep.roundTrips)} | ${fmt(r.busyRearmed)} |`,
+      `| ${fmt(r.finished)} | ${fmt(r.sweep.ms, 2)} ms | ${fmt(r.sweep.commands)} | ${fmt(r.examined)} | ${fmt(r.scan.ms)} ms | ${fmt(r.scan.commands)} | ${fmt(r.scanned)} | ${fmt(r.busySweep.ms, 1)} ms | ${fmt(r.busySweep.commands)} | ${fmt(r.busyRearmed)} |`,
     );
   }
-  const sameTrips = small.sweep.roundTrips === large.sweep.roundTrips && small.busySweep.roundTrips === large.busySweep.roundTrips;
+  const same = small.sweep.commands === large.sweep.commands && small.busySweep.commands === large.busySweep.commands;
   lines.push(
     '',
-    `Round trips per sweep with ${fmt(large.finished)} finished records: ${fmt(large.sweep.roundTrips)} idle and ${fmt(large.busySweep.roundTrips)} with ${settings.live} lapsed leases, against ${fmt(small.sweep.roundTrips)} and ${fmt(small.busySweep.roundTrips)} with none: ` +
-      `${sameTrips ? 'the same, so the sweeper\'s work does not depend on the finished count' : 'they differ, so the sweeper\'s work DOES depend on the finished count'}. ` +
-      `The previous read of the world took ${fmt(large.scan.roundTrips)} round trips and ${fmt(large.scan.ms)} ms at ${fmt(large.finished)} finished records (${fmt(large.scan.ms / Math.max(large.sweep.ms, 0.01))}× the idle sweep's time).`,
+    `Redis commands per sweep with ${fmt(large.finished)} finished records: ${fmt(large.sweep.commands)} idle and ${fmt(large.busySweep.commands)} with ${settings.live} lapsed leases, against ${fmt(small.sweep.commands)} and ${fmt(small.busySweep.commands)} with none: ` +
+      `${same ? 'the same, so the sweeper\'s work does not depend on the finished count' : 'they differ, so the sweeper\'s work DOES depend on the finished count'}. ` +
+      `The previous read of the world took ${fmt(large.scan.commands)} commands and ${fmt(large.scan.ms)} ms at ${fmt(large.finished)} finished records (${fmt(large.scan.ms / Math.max(large.sweep.ms, 0.01))}× the idle sweep's time).`,
   );
   return lines.join('\n');
 }
