@@ -276,9 +276,9 @@ export class JobStateStore {
   }
 
   /** Stores stage facts that must survive a takeover (`ext.*` fields; dropped when the job ends). */
-  async annotate(ref: JobRef, fields: Record<string, string>): Promise<TransitionResult> {
+  async annotate(ref: JobRef, lease: Lease, fields: Record<string, string>): Promise<TransitionResult> {
     const args = Object.entries(fields).flatMap(([k, v]) => [`ext.${k}`, v]);
-    return toResult(await runScript(this.redis, 'annotate', [this.jobKey(ref.jobId)], args));
+    return toResult(await runScript(this.redis, 'annotate', [this.jobKey(ref.jobId)], [...fenceArgs(lease), ...args]));
   }
 
   /** The `ext.*` annotations of a record (empty when none, or when the record is gone). */
@@ -345,7 +345,7 @@ export class LeasedJobState {
   }
 
   annotate(ref: JobRef, fields: Record<string, string>): Promise<TransitionResult> {
-    return this.store.annotate(ref, fields);
+    return this.checked(this.store.annotate(ref, this.lease, fields));
   }
 
   annotations(jobId: string): Promise<Record<string, string>> {

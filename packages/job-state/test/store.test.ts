@@ -267,12 +267,12 @@ describe('pages and annotations', () => {
     await fixture.store.progress(job, TEST_LEASE, { done: 1, total: 4 }, 'ocr');
     await Promise.all([2, 3, 2, 3, 2].map((page) => fixture.store.pageDone(job, TEST_LEASE, page)));
     expect((await fixture.store.getJob(job.jobId))?.progress).toEqual({ done: 3, total: 4 });
-    expect(await fixture.store.annotate(job, { mineruTaskId: 'task-1' })).toEqual({ applied: true, status: 'processing' });
+    expect(await fixture.store.annotate(job, TEST_LEASE, { mineruTaskId: 'task-1' })).toEqual({ applied: true, status: 'processing' });
     expect(await fixture.store.annotations(job.jobId)).toEqual({ mineruTaskId: 'task-1' });
     await fixture.store.complete(job, TEST_LEASE, { packageId: job.jobId, size: 1, sha256: 'x' });
     const fields = await fixture.redis.hkeys(fixture.store.jobKey(job.jobId));
     expect(fields.filter((f) => f.startsWith('page.') || f.startsWith('ext.'))).toEqual([]);
-    expect(await fixture.store.annotate(job, { mineruTaskId: 'late' })).toEqual({ applied: false, status: 'done' });
+    expect(await fixture.store.annotate(job, TEST_LEASE, { mineruTaskId: 'late' })).toEqual({ applied: false, status: 'done' });
   });
 });
 
@@ -295,6 +295,7 @@ describe('fenced transitions', () => {
     expect(await fixture.store.complete(job, first, pointer)).toEqual({ applied: false, status: 'fenced' });
     expect(await fixture.store.fail(job, { code: 'internal_error', message: 'zombie' }, first)).toEqual({ applied: false, status: 'fenced' });
     expect(await fixture.store.release(job, first)).toEqual({ applied: false, status: 'fenced' });
+    expect(await fixture.store.annotate(job, first, { mineruTaskId: 'zombie-task' })).toEqual({ applied: false, status: 'fenced' });
     expect(await fixture.redis.hgetall(fixture.store.jobKey(job.jobId))).toEqual(before);
     // The same start with another token is not the holder either.
     expect(await fixture.store.progress(job, { ...second, token: 'forged' }, { done: 1, total: 2 })).toEqual({ applied: false, status: 'fenced' });
