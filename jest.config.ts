@@ -19,6 +19,8 @@ const config: Config = {
   moduleNameMapper: {
     // Workspace packages resolve to their sources so tests never run stale builds.
     '^@readpack/([a-z-]+)$': '<rootDir>/packages/$1/src/index.ts',
+    // Subpath exports (e.g. @readpack/ocr/version: a constant without the library behind it).
+    '^@readpack/([a-z-]+)/([a-z-]+)$': '<rootDir>/packages/$1/src/$2.ts',
     // NodeNext requires `.js` in relative imports; the files on disk are `.ts`.
     '^(\\.{1,2}/.*)\\.js$': '$1',
   },

@@ -34,6 +34,8 @@ import { createConsumerConnection, createProducerConnection, waitUntilReady } fr
 import { viewFromFields } from './status-view.js';
 import { benchRedis, cleanups, deleteByPrefix, describeMachine, freePort, runBench, stopOnCleanUp, writeBenchSection } from './support.js';
 
+/** One consumer's lease on each record (the fence every transition checks: packages/job-state/scripts/prelude.lua). */
+const BENCH_LEASE = { series: 1, holder: 'extract:bench', epoch: 1, token: 'bench' };
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const SELF = fileURLToPath(import.meta.url);
 
@@ -166,10 +168,10 @@ async function doneRecord(state: JobStateStore, index: number, tenant = 'default
   const doc = DOCUMENTS[index % DOCUMENTS.length]!;
   const job: NewJob = { jobId: jobId(), tenant, source: { filename: doc.name, mediaType: doc.mediaType, size: doc.size, sha256: randomBytes(32).toString('hex') } };
   if (!(await state.createJob(job))) throw new Error(`job ${job.jobId} already existed`);
-  await state.start(job, 'extract');
-  await state.progress(job, { done: 1, total: 2 }, 'extract');
-  await state.start(job, 'assemble');
-  const completed = await state.complete(job, { packageId: job.jobId, size: 1_500 + (index % 50_000), sha256: randomBytes(32).toString('hex') });
+  await state.start(job, 'extract', BENCH_LEASE);
+  await state.progress(job, BENCH_LEASE, { done: 1, total: 2 }, 'extract');
+  await state.start(job, 'assemble', BENCH_LEASE);
+  const completed = await state.complete(job, BENCH_LEASE, { packageId: job.jobId, size: 1_500 + (index % 50_000), sha256: randomBytes(32).toString('hex') });
   if (completed.status !== 'done') throw new Error(`job ${job.jobId} ended ${completed.status}`);
   return job.jobId;
 }

@@ -30,6 +30,8 @@ export interface ChaosOutcome {
   records: Map<string, JobRecord>;
   packages: Map<string, Buffer>;
   deadLetters: DeadLetterEntry[];
+  /** Failed jobs counted by code (packages/job-state/scripts/fail.lua). */
+  failureCounts: Record<string, number>;
   unfinished: Record<string, number>;
 }
 
@@ -104,6 +106,7 @@ export async function chaosRun(
       records: await allJobRecords(redis, pipeline.config),
       packages: await packageFiles(pipeline.config.dataDir),
       deadLetters: await deadLetterEntries(redis, pipeline.config),
+      failureCounts: Object.fromEntries(Object.entries(await redis.hgetall(`${pipeline.config.redis.prefix}:failures`)).map(([code, n]) => [code, Number(n)])),
       unfinished: await unfinishedQueueJobs(redis, pipeline.config),
     };
   } finally {

@@ -59,6 +59,13 @@ ops
     });
   });
 ops
+  .command('failures')
+  .description('failed jobs counted by code, with whether each code is dead-lettered')
+  .action(async () => {
+    const [{ withOps }, { failures }] = await Promise.all([import('./ops/connection.js'), import('./ops/failures.js')]);
+    process.exitCode = await withOps(failures);
+  });
+ops
   .command('doctor')
   .description('checks Redis settings, schedulers, consumers, stuck jobs and dead letters (exit 1 on a problem)')
   .action(async () => {

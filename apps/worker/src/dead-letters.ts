@@ -8,9 +8,11 @@ import type { Classified } from './failures.js';
 /**
  * Dead-letter queues, one per stage (`<stage>-dlq`), built on BullMQ because it has none of its own.
  *
- * A job that fails for good is written here with its payload, error, attempts and timestamps, under
- * its own BullMQ id: writing twice (the processor and the `failed` event both report a final
- * failure) keeps one entry. The entry is then PARKED: the DLQ worker fails it on purpose, so it
+ * A job that fails for good with a code an operator can act on (deadLettered in @readpack/job-state:
+ * transient and internal errors after their retries, poison, unknown; never a document error the
+ * user caused, which is only counted) is written here by the runner's one final-failure path, with
+ * its payload, error, attempts and timestamps, under its own BullMQ id: a redelivery that writes it
+ * again keeps one entry. The entry is then PARKED: the DLQ worker fails it on purpose, so it
  * sits in the DLQ's `failed` list, visible in Bull Board with the original error. Retrying a
  * parked entry (Bull Board's Retry button, or `npm run ops -- dlq replay`) runs it once more, and
  * that run REPLAYS the job: its record goes back to `queued` in a new attempt series (history

@@ -1,8 +1,9 @@
-import { DocumentError, type ParsedDocument, type ParseInput, type ParseOptions } from '@readpack/parsers';
+import type { ParsedDocument, ParseInput, ParseOptions } from '@readpack/parsers';
+import { PermanentFailure } from './failures.js';
 import type { ParseOutcome, ParseTask } from './parse-task.js';
 import { ThreadPool } from './thread-pool.js';
 
-/** Parsers in worker threads (see ThreadPool); a document error comes back as data and is rebuilt here. */
+/** Parsers in worker threads (see ThreadPool); a document error comes back as data and becomes a PermanentFailure with its code. */
 export class ParsePool {
   private readonly threads: ThreadPool<Omit<ParseTask, 'started'>, ParseOutcome>;
 
@@ -12,7 +13,7 @@ export class ParsePool {
 
   async parse(input: ParseInput, options: ParseOptions = {}): Promise<ParsedDocument> {
     const outcome = await this.threads.run({ input, options });
-    if (!outcome.ok) throw new DocumentError(outcome.code, outcome.message);
+    if (!outcome.ok) throw new PermanentFailure(outcome.code, outcome.message);
     return outcome.document;
   }
 

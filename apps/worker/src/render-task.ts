@@ -1,7 +1,7 @@
 import type { MessagePort } from 'node:worker_threads';
 import { LocalBlobStore } from '@readpack/package-store';
 import { signalStarted } from './task-files.js';
-import { encodePng, encodePreview, loadImageForOcr, PdfPageRenderer, RenderError, type GrayImage } from '@readpack/render';
+import { encodePng, encodePreview, loadImageForOcr, PdfPageRenderer, RenderError, type GrayImage, type RenderErrorCode } from '@readpack/render';
 
 /**
  * Piscina task (see render-pool.ts): one page → pixels for OCR, a page image and a preview, all
@@ -43,7 +43,7 @@ export interface RenderedPageRefs {
   preview: BlobRef;
 }
 
-export type RenderOutcome = { ok: true; refs: RenderedPageRefs } | { ok: false; code: string; message: string };
+export type RenderOutcome = { ok: true; refs: RenderedPageRefs } | { ok: false; code: RenderErrorCode; message: string };
 
 /** The last document this thread opened: consecutive pages of one PDF are not parsed again. */
 let open: { path: string; renderer: PdfPageRenderer } | undefined;

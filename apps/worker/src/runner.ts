@@ -1,22 +1,21 @@
 import { resolve } from 'node:path';
+import { Worker as Thread } from 'node:worker_threads';
 import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Config, Stage } from '@readpack/config';
-import { JobStateStore, type JobRef } from '@readpack/job-state';
+import { deadLettered, JOB_ERRORS, JobStateStore, LeaseLostError, type JobRef, type Lease } from '@readpack/job-state';
 import { jobLogger, PROCESS_IDENTITY, type Logger } from '@readpack/logging';
 import { openStorage } from '@readpack/package-store';
-import { bullPrefix, CONVERTER_REFRESH_MS, jobOptionOverrides, leaseSettings, publishConverter, QueueProducer, QUEUES, readConverter } from '@readpack/queues';
-import { OcrEngine } from '@readpack/ocr';
-import { openSecretBox } from '@readpack/secrets';
+import { bullPrefix, bullWorkerLeaseOptions, CONVERTER_REFRESH_MS, jobOptionOverrides, leaseSettings, publishConverter, QueueProducer, QUEUES, readConverter, type LeaseSettings, type PayloadOf } from '@readpack/queues';
 import { createConsumerConnection } from '@readpack/redis';
+import type { Redis } from 'ioredis';
+import type { LibreOffice } from './libreoffice.js';
+import type { ChildFailed } from './child-results.js';
 import { DeadLetterWriter, startDeadLetterWorker } from './dead-letters.js';
 import { classify, type Classified } from './failures.js';
 import { startMaintenance } from './maintenance/maintenance.js';
-import { LibreOffice, reapOrphans } from './libreoffice.js';
-import { ParsePool } from './parse-pool.js';
-import { RenderPool } from './render-pool.js';
-import type { StageHandler, StageServices } from './stage.js';
-import { handlerFor } from './stages/index.js';
-import { mineruClientFrom } from './stages/mineru.js';
+import { closeServices, createServices } from './services.js';
+import type { BaseServices, NeedTypes, StageContext, StageNeed } from './stage.js';
+import { handlerFor, type AnyStageHandler } from './stages/index.js';
 
 export interface RunningConsumer {
   stage: Stage;
@@ -27,13 +26,17 @@ export interface RunningConsumer {
 
 /** What the runner needs around a stage handler, besides the handler's own services. */
 interface RunnerContext {
-  handler: StageHandler<Stage>;
-  services: StageServices;
+  handler: AnyStageHandler<Stage>;
+  state: JobStateStore;
+  base: Omit<BaseServices, 'state'>;
+  needed: Partial<NeedTypes>;
   deadLetters: DeadLetterWriter;
   logger: Logger;
   worker?: Worker;
   /** Half the lock duration: the record's lease is renewed as often as BullMQ renews the lock. */
   heartbeatMs: number;
+  /** The stage's poison bounds, enforced here (see bullWorkerLeaseOptions). */
+  bounds: LeaseSettings;
 }
 
 /**
@@ -41,7 +44,7 @@ interface RunnerContext {
  * shared maintenance worker (see maintenance/maintenance.ts).
  */
 export async function startConsumer(stage: Stage, config: Config, logger: Logger): Promise<RunningConsumer> {
-  const handler = handlerFor(stage) as StageHandler<Stage>;
+  const handler = await handlerFor(stage);
   const lease = leaseSettings(stage, config.leases);
   const connection = createConsumerConnection({ url: config.redis.url }, `readpack-${stage}:${PROCESS_IDENTITY}`);
   connection.on('error', (error: Error) => logger.warn('redis connection error', { stage, error: error.message }));
@@ -57,40 +60,8 @@ export async function startConsumer(stage: Stage, config: Config, logger: Logger
     overrides: jobOptionOverrides(config),
     onError: (error) => logger.warn('queue connection error', { stage, error: error.message }),
   });
-  const services: StageServices = {
-    config,
-    state,
-    storage,
-    producer,
-    converterAvailable: async () => (await readConverter(connection, config.redis.prefix)) !== undefined,
-  };
-  const concurrency = config.stages[stage].concurrency;
-  if (handler.needs.includes('parsePool')) {
-    services.parsePool = new ParsePool({ threads: concurrency, maxHeapMb: config.limits.parseMaxHeapMb, timeoutMs: config.limits.parseTimeoutMs });
-  }
-  if (handler.needs.includes('renderPool')) {
-    services.renderPool = new RenderPool({ threads: concurrency, maxHeapMb: config.limits.parseMaxHeapMb, timeoutMs: config.limits.parseTimeoutMs });
-  }
-  if (handler.needs.includes('ocr')) {
-    // Fails at boot when the default language's data is missing: better than failing every page.
-    services.ocr = new OcrEngine({ tessdataDir: config.ocr.tessdataDir, concurrency, languages: [config.ocr.defaultLang] });
-  }
-  if (handler.needs.includes('mineru')) services.mineru = mineruClientFrom(config);
-  if (handler.needs.includes('secrets')) services.secrets = await openSecretBox(resolve(config.dataDir));
-  let converterBeat: NodeJS.Timeout | undefined;
-  if (handler.needs.includes('libreoffice')) {
-    // Fails at boot when soffice is missing or broken: a consumer that could only fail every job
-    // must not announce conversion as available.
-    await reapOrphans((message, meta) => logger.warn(message, { stage, ...meta }));
-    const libreoffice = await LibreOffice.open(config.convert.sofficePath, config.convert.timeoutMs);
-    services.libreoffice = libreoffice;
-    const publish = () => publishConverter(connection, config.redis.prefix, { parser: 'libreoffice', version: libreoffice.version, by: PROCESS_IDENTITY });
-    // A Redis blip at boot must not stop the consumer: the next beat publishes again.
-    const beat = () => publish().catch((error: unknown) => logger.warn('could not publish converter availability', { stage, error: String(error) }));
-    await beat();
-    converterBeat = setInterval(() => void beat(), CONVERTER_REFRESH_MS);
-    logger.info('LibreOffice conversion available', { stage, binary: libreoffice.binary, version: libreoffice.version, profile: libreoffice.profileDir });
-  }
+  const needed: Partial<NeedTypes> = await createServices(handler.needs, stage, config, (message, meta) => logger.warn(message, { stage, ...meta }));
+  const converterBeat = needed.libreoffice ? await announceConverter(needed.libreoffice, connection, config, logger) : undefined;
   if (handler.configureQueue) {
     const queue = new Queue(QUEUES[stage].name, { connection, prefix: bullPrefix(config.redis.prefix) });
     await handler.configureQueue(queue, config);
@@ -98,33 +69,34 @@ export async function startConsumer(stage: Stage, config: Config, logger: Logger
   }
   const ctx: RunnerContext = {
     handler,
-    services,
+    state,
+    base: { config, storage, producer, converterAvailable: async () => (await readConverter(connection, config.redis.prefix)) !== undefined },
+    needed,
     deadLetters: new DeadLetterWriter(stage, connection, config.redis.prefix, (error) => logger.warn('dead-letter queue connection error', { stage, error: error.message })),
     logger,
     heartbeatMs: Math.max(250, Math.floor(lease.lockDuration / 2)),
+    bounds: lease,
   };
 
-  const worker = new Worker(QUEUES[stage].name, (job: Job) => runJob(ctx, job), {
+  const worker = new Worker(QUEUES[stage].name, (job: Job, token?: string) => runJob(ctx, job, token), {
     connection,
     prefix: bullPrefix(config.redis.prefix),
-    concurrency,
-    ...lease,
+    concurrency: config.stages[stage].concurrency,
+    ...bullWorkerLeaseOptions(lease),
     ...handler.workerOptions?.(config),
   });
   ctx.worker = worker;
   worker.on('error', (error) => logger.error('worker error', { stage, error: error.message }));
   worker.on('stalled', (jobId) => logger.warn('job stalled; taking it over', { stage, bullJobId: jobId }));
-  // Failures that never reach the processor's catch — a job whose stall count ran out, or that
-  // started too often — are failed by BullMQ itself before the processor runs; record them here.
+  // Every final failure is recorded by the processor (runJob → finalFailure). BullMQ fails a job
+  // without running the processor only past its own poison bounds, which sit above ours; should
+  // that ever happen the record's lease lapses and the sweeper ends it (`orphaned`).
   worker.on('failed', (job, error) => {
-    if (!job || !isFinalFailure(job, error)) return;
-    recordFinalFailure(ctx, job, stallAware(classify(error), error)).catch((e: unknown) =>
-      logger.warn('could not record a final failure', { stage, jobId: refOf(job).jobId, error: String(e) }),
-    );
+    if (job?.deferredFailure) logger.error('BullMQ failed a job past its own poison bound', { stage, bullJobId: job.id, error: error.message });
   });
   const deadLetterWorker = startDeadLetterWorker(stage, { connection, prefix: config.redis.prefix, state, producer, logger });
   const maintenance = await startMaintenance({ config, connection, state, storage, logger });
-  logger.info('consumer started', { stage, concurrency, ...lease });
+  logger.info('consumer started', { stage, concurrency: config.stages[stage].concurrency, ...lease });
 
   return {
     stage,
@@ -144,7 +116,7 @@ export async function startConsumer(stage: Stage, config: Config, logger: Logger
       // Availability lapses with its TTL rather than being deleted: other convert consumers may still run.
       clearInterval(converterBeat);
       await Promise.all([deadLetterWorker.close(), maintenance.close()]);
-      await Promise.all([services.parsePool?.close(), services.renderPool?.close(), services.ocr?.close(), services.libreoffice?.close()]);
+      await closeServices(needed);
       await Promise.all([producer.close(), ctx.deadLetters.close()]);
       connection.disconnect();
     },
@@ -152,60 +124,104 @@ export async function startConsumer(stage: Stage, config: Config, logger: Logger
 }
 
 /**
- * Everything common to every stage, around the stage's own handler: validate the payload, move
- * the record to `processing` (skipping a job already finished — delivery is at-least-once — or one
- * from a series an operator has since replayed), keep the record's lease alive while working, and
- * classify failures. Errors are always rethrown to BullMQ, never swallowed, so retries work.
+ * Publishes, while this consumer runs, that LibreOffice conversion is available (read by every API
+ * process at upload time, so they all answer alike).
  */
-async function runJob(ctx: RunnerContext, job: Job): Promise<unknown> {
-  const { handler, services } = ctx;
+async function announceConverter(libreoffice: LibreOffice, connection: Redis, config: Config, logger: Logger): Promise<NodeJS.Timeout> {
+  const publish = () => publishConverter(connection, config.redis.prefix, { parser: 'libreoffice', version: libreoffice.version, by: PROCESS_IDENTITY });
+  // A Redis blip at boot must not stop the consumer: the next beat publishes again.
+  const beat = () => publish().catch((error: unknown) => logger.warn('could not publish converter availability', { stage: 'convert', error: String(error) }));
+  await beat();
+  logger.info('LibreOffice conversion available', { stage: 'convert', binary: libreoffice.binary, version: libreoffice.version, profile: libreoffice.profileDir });
+  return setInterval(() => void beat(), CONVERTER_REFRESH_MS);
+}
+
+/**
+ * Everything common to every stage, around the stage's own handler: validate the payload, take
+ * the record's lease for this start of the job (skipping a job already finished — delivery is
+ * at-least-once — or one from a series an operator has since replayed), keep the lease alive while
+ * working, release it after, and take every final failure down the one path (finalFailure).
+ * Errors are always rethrown to BullMQ, never swallowed, so retries work.
+ */
+async function runJob(ctx: RunnerContext, job: Job, token: string | undefined): Promise<unknown> {
+  const { handler, state } = ctx;
   const stage = handler.stage;
   const parsed = QUEUES[stage].payload.safeParse(job.data);
   const logger = jobLogger(ctx.logger, { jobId: refOf(job).jobId, stage, attempt: job.attemptsMade + 1, bullJobId: job.id });
   if (!parsed.success) {
     logger.error('invalid payload', { issues: parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`) });
-    await recordFinalFailure(ctx, job, { permanent: true, code: 'invalid_payload', message: 'The job payload is invalid.' });
-    throw new UnrecoverableError('invalid_payload');
+    // No lease can be taken for a payload we cannot read: the record (if any) is failed by authority.
+    return finalFailure(ctx, job, undefined, { permanent: true, code: 'invalid_payload', message: JOB_ERRORS.invalid_payload.message }, logger);
   }
+  if (!token) throw new Error('BullMQ gave the processor no lock token');
   const payload = parsed.data;
   const ref: JobRef = { jobId: payload.jobId, batchId: payload.batchId };
+  const lease: Lease = { series: payload.series ?? 1, holder: `${stage}:${String(job.id)}`, epoch: job.attemptsStarted, token };
 
-  const started = await services.state.start(ref, handler.phase, payload.series ?? 1);
+  const started = await state.start(ref, handler.phase, lease);
   if (!started.applied && started.status === 'failed' && handler.failureOwner === 'job') {
-    // Failed already (an earlier delivery recorded it): keep the job failed in BullMQ too, with
-    // its dead letter, rather than completing it as if nothing had happened.
-    const error = (await services.state.getJob(ref.jobId))?.error ?? { code: 'internal_error', message: 'failed earlier' };
-    await ctx.deadLetters.write(job, { permanent: true, ...error });
-    throw new UnrecoverableError(`${error.code}: ${error.message}`);
+    // Failed already: an earlier delivery recorded it (and dead-lettered it first, when its code
+    // calls for that). Keep the job failed in BullMQ too rather than completing it.
+    const error = (await state.getJob(ref.jobId))?.error;
+    logger.info('job already failed', { code: error?.code });
+    throw new UnrecoverableError(error?.message ?? 'failed earlier');
   }
   if (!started.applied) {
     logger.info('job skipped', { status: started.status });
-    return;
+    return undefined;
   }
-  logger.info('stage started');
-  if (services.config.faults.exitOnFilename && payload.source.filename.includes(services.config.faults.exitOnFilename)) {
+  if (job.stalledCounter > ctx.bounds.maxStalledCount || (ctx.bounds.maxStartedAttempts > 0 && job.attemptsStarted > ctx.bounds.maxStartedAttempts)) {
+    // Checked before any work: this start only records that the job kept killing its consumers.
+    logger.error('poison bound reached', { stalls: job.stalledCounter, starts: job.attemptsStarted });
+    return finalFailure(ctx, job, lease, { permanent: true, code: 'stalled', message: JOB_ERRORS.stalled.message }, logger);
+  }
+  logger.info('stage started', { epoch: lease.epoch });
+  const { config } = ctx.base;
+  if (config.faults.exitOnFilename && payload.source.filename.includes(config.faults.exitOnFilename)) {
     logger.warn('fault injection: exiting mid-job');
     process.exit(70);
   }
+  let leaseLost = false;
+  // Set before the lease is released (or the job failed): a heartbeat in flight then is refused, as it should be, and says nothing.
+  let over = false;
   const heartbeat = setInterval(() => {
-    services.state.heartbeat(ref).catch((error: unknown) => logger.warn('heartbeat failed', { error: String(error) }));
+    state.heartbeat(ref, lease).then(
+      (result) => {
+        if ((result.status === 'fenced' || result.status === 'stale') && !leaseLost && !over) {
+          leaseLost = true;
+          logger.warn('lease lost: another consumer took the job over; this one stops at its next write', { status: result.status });
+        }
+      },
+      (error: unknown) => logger.warn('heartbeat failed', { error: String(error) }),
+    );
   }, ctx.heartbeatMs);
   try {
-    const result = await handler.handle(payload, { ...services, logger, job, worker: ctx.worker! });
+    const busy = config.faults.busy;
+    if (busy && busy.stage === stage && payload.source.filename.includes(busy.filename)) {
+      logger.warn('fault injection: long CPU work in a worker thread', { ms: busy.ms });
+      await busyInThread(busy.ms);
+    }
+    const result = await ctx.handler.handle(payload, contextFor(ctx, lease, logger, job));
     logger.info('stage finished');
+    over = true;
+    await releaseLease(ctx, ref, lease, logger);
     return result;
   } catch (error) {
-    // A rate-limited job goes back to wait without spending an attempt: not a failure.
-    if (error instanceof Error && error.name === 'RateLimitError') throw error;
-    const failure = classify(error);
-    const final = failure.permanent || job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
-    if (final) {
-      await recordFinalFailure(ctx, job, failure);
-      logger.error('job failed', { code: failure.code, error: failure.message, permanent: failure.permanent });
-    } else {
-      logger.warn('attempt failed; will retry', { code: failure.code, error: failure.message });
+    if (error instanceof LeaseLostError) {
+      // Someone else's job now: record nothing, and let BullMQ refuse this consumer's outcome (its lock is gone).
+      logger.warn('lease lost: stopped; the consumer that took the job over owns it', { reason: error.reason });
+      throw error;
     }
-    if (failure.permanent && !(error instanceof UnrecoverableError)) throw new UnrecoverableError(`${failure.code}: ${failure.message}`);
+    over = true;
+    // A rate-limited job goes back to wait without spending an attempt: not a failure.
+    if (error instanceof Error && error.name === 'RateLimitError') {
+      await releaseLease(ctx, ref, lease, logger);
+      throw error;
+    }
+    const failure = classify(error);
+    if (failure.permanent || job.attemptsMade + 1 >= (job.opts.attempts ?? 1)) return finalFailure(ctx, job, lease, failure, logger);
+    logger.warn('attempt failed; will retry', { code: failure.code, error: failure.message });
+    await releaseLease(ctx, ref, lease, logger);
     throw error;
   } finally {
     clearInterval(heartbeat);
@@ -213,23 +229,51 @@ async function runJob(ctx: RunnerContext, job: Job): Promise<unknown> {
 }
 
 /**
- * The record becomes `failed` and the job goes to its stage's dead-letter queue (both idempotent)
- * — unless the stage is a child whose parent decides (see StageHandler.failureOwner).
+ * Test-only fault (FAULT_BUSY): CPU work of `ms` in a worker thread, as a long OCR page or parse
+ * is. The event loop, which renews BullMQ's lock and the record's lease, stays free throughout.
  */
-async function recordFinalFailure(ctx: RunnerContext, job: Job, failure: Classified): Promise<void> {
-  if (ctx.handler.failureOwner === 'parent') {
-    const payload = QUEUES[ctx.handler.stage].payload.safeParse(job.data);
-    if (payload.success && ctx.handler.onGaveUp) {
-      const logger = jobLogger(ctx.logger, { jobId: payload.data.jobId, stage: ctx.handler.stage });
-      await ctx.handler.onGaveUp(payload.data, { ...ctx.services, logger, job, worker: ctx.worker! }, failure);
-    }
-    return;
+function busyInThread(ms: number): Promise<void> {
+  return new Promise((done, failed) => {
+    const thread = new Thread('const end = Date.now() + require("node:worker_threads").workerData; while (Date.now() < end);', { eval: true, workerData: ms });
+    thread.once('error', failed);
+    thread.once('exit', () => done());
+  });
+}
+
+function contextFor(ctx: RunnerContext, lease: Lease, logger: Logger, job: Job): StageContext<StageNeed> {
+  return { ...ctx.base, ...(ctx.needed as NeedTypes), state: ctx.state.leased(lease), logger, job, worker: ctx.worker! };
+}
+
+async function releaseLease(ctx: RunnerContext, ref: JobRef, lease: Lease, logger: Logger): Promise<void> {
+  const released = await ctx.state.release(ref, lease);
+  if (released.status === 'fenced' || released.status === 'stale') logger.warn('lease lost before release', { status: released.status });
+}
+
+/**
+ * The one path of a final failure (permanent, attempts exhausted, poison bound, invalid payload).
+ * - A child stage (failureOwner `parent`) completes with a typed ChildFailed value its parent reads
+ *   with its other children's values; its onGaveUp runs first (e.g. the page counts as finished).
+ * - Otherwise the job is dead-lettered when an operator can act on its code (deadLettered:
+ *   transient and internal errors after retries, poison, unknown; never a document error the user
+ *   caused), then its record becomes `failed` with the code (counted by code), under this
+ *   consumer's lease; the BullMQ job fails without further attempts.
+ * Dead letter before record: if the process dies between the two writes, the record is still
+ * `processing`, the job is redelivered and both writes happen again (each is idempotent).
+ */
+async function finalFailure(ctx: RunnerContext, job: Job, lease: Lease | undefined, failure: Classified, logger: Logger): Promise<ChildFailed> {
+  const ref = refOf(job);
+  logger.error('job failed', { code: failure.code, error: failure.message, permanent: failure.permanent, deadLettered: deadLettered(failure.code) });
+  if (ctx.handler.failureOwner === 'parent' && lease) {
+    const payload = job.data as PayloadOf<Stage>;
+    await ctx.handler.onGaveUp?.(payload, contextFor(ctx, lease, logger, job), failure);
+    await releaseLease(ctx, ref, lease, logger);
+    const page = (payload as { page?: unknown }).page;
+    return { ok: false, stage: ctx.handler.stage, code: failure.code, message: failure.message, ...(typeof page === 'number' ? { page } : {}) };
   }
-  // Dead letter first: if the process dies between the two writes, the record is still
-  // `processing`, the job is redelivered and both writes happen again (each is idempotent). The
-  // other order could leave a failed record whose dead letter is never written.
-  await ctx.deadLetters.write(job, failure);
-  await ctx.services.state.fail(refOf(job), { code: failure.code, message: failure.message });
+  if (deadLettered(failure.code)) await ctx.deadLetters.write(job, failure);
+  const recorded = await ctx.state.fail(ref, { code: failure.code, message: failure.message }, lease ?? { series: seriesOf(job) });
+  if (recorded.status === 'fenced' || recorded.status === 'stale') throw new LeaseLostError(recorded.status, lease ?? { series: seriesOf(job), holder: '', epoch: 0, token: '' });
+  throw new UnrecoverableError(failure.message);
 }
 
 function refOf(job: Job): JobRef {
@@ -240,14 +284,7 @@ function refOf(job: Job): JobRef {
   };
 }
 
-function isFinalFailure(job: Job, error: Error): boolean {
-  return error instanceof UnrecoverableError || error.name === 'UnrecoverableError' || job.attemptsMade >= (job.opts.attempts ?? 1);
-}
-
-/** BullMQ's own poison bounds arrive as generic UnrecoverableErrors; give them a stable code. */
-function stallAware(failure: Classified, error: Error): Classified {
-  if (/stalled more than allowable limit|started more than allowable limit/i.test(error.message)) {
-    return { permanent: true, code: 'stalled', message: 'The job kept stopping its consumer (killed or crashed) and was given up (poison document bound).' };
-  }
-  return failure;
+function seriesOf(job: Job): number {
+  const series = (job.data as { series?: unknown } | undefined)?.series;
+  return typeof series === 'number' ? series : 1;
 }

@@ -1,6 +1,6 @@
 import type { Job, Queue, Worker, WorkerOptions } from 'bullmq';
 import type { Config, Stage } from '@readpack/config';
-import type { JobStateStore, Phase } from '@readpack/job-state';
+import type { LeasedJobState, Phase } from '@readpack/job-state';
 import type { Logger } from '@readpack/logging';
 import type { MinerUClient } from '@readpack/mineru-client';
 import type { Storage } from '@readpack/package-store';
@@ -12,27 +12,36 @@ import type { LibreOffice } from './libreoffice.js';
 import type { ParsePool } from './parse-pool.js';
 import type { RenderPool } from './render-pool.js';
 
-/** Heavy or external resources a stage may need; the runner creates only what its stage declares. */
-export type StageNeed = 'parsePool' | 'renderPool' | 'ocr' | 'mineru' | 'secrets' | 'libreoffice';
+/**
+ * Heavy or external resources a stage may declare, and their types. The runner creates only
+ * what its stage declares (services.ts, by dynamic import: a consumer loads the libraries of its
+ * own stage only), and a handler's context has exactly those, typed, never optional.
+ * `mineru` is undefined when the deployment configures no MinerU (MINERU_URL): a state of the
+ * deployment the stage answers (`mineru_unavailable`), not a missing service.
+ */
+export interface NeedTypes {
+  parsePool: ParsePool;
+  renderPool: RenderPool;
+  ocr: OcrEngine;
+  mineru: MinerUClient | undefined;
+  secrets: SecretBox;
+  /** The convert stage's converter; its consumer publishes availability in Redis while it runs. */
+  libreoffice: LibreOffice;
+}
+export type StageNeed = keyof NeedTypes;
 
-/** What a stage handler gets besides its payload. */
-export interface StageServices {
+/** What every stage handler gets, whatever it declares. */
+export interface BaseServices {
   config: Config;
-  state: JobStateStore;
+  /** The job-state writes under this job's lease: a refused (fenced) write throws LeaseLostError. */
+  state: LeasedJobState;
   storage: Storage;
   producer: QueueProducer;
-  parsePool?: ParsePool;
-  renderPool?: RenderPool;
-  ocr?: OcrEngine;
-  mineru?: MinerUClient;
-  secrets?: SecretBox;
-  /** The convert stage's converter; its consumer publishes availability in Redis while it runs. */
-  libreoffice?: LibreOffice;
   /** Whether some convert consumer is running (packages/queues/src/converter.ts), read from Redis. */
-  converterAvailable?(): Promise<boolean>;
+  converterAvailable(): Promise<boolean>;
 }
 
-export interface StageContext extends StageServices {
+export interface JobContext {
   /** Bound to this job: every line carries jobId, stage, pid and host. */
   logger: Logger;
   job: Job;
@@ -40,28 +49,37 @@ export interface StageContext extends StageServices {
   worker: Worker;
 }
 
+export type StageContext<N extends StageNeed = never> = BaseServices & JobContext & { [K in N]: NeedTypes[K] };
+
 /**
  * One stage's handler, its options and its next step live together in its own module
- * (stages/<stage>.ts). The runner (runner.ts) owns everything common: payload validation,
- * the job record's start/heartbeat/failure, and error classification.
+ * (stages/<stage>.ts). The runner (runner.ts) owns everything common: payload validation, the
+ * job record's start/heartbeat/release under the consumer's lease, and the one path that records
+ * a final failure.
  */
-export interface StageHandler<S extends Stage> {
+export interface StageHandler<S extends Stage, N extends StageNeed = StageNeed> {
   stage: S;
   /** The job-record phase while this stage works. */
   phase: Phase;
-  needs: readonly StageNeed[];
+  needs: readonly N[];
   /**
-   * Who ends the job when this stage fails for good. `job`: the runner marks the record failed and
-   * writes a dead letter. `parent`: the stage is a child in a flow (a page, a MinerU call); its
-   * parent assemble job reads the failure and decides what the document becomes.
+   * Who ends the job when this stage fails for good. `job`: the runner marks the record failed
+   * (and dead-letters it when an operator can act on the code). `parent`: the stage is a child in
+   * a flow (a page, a MinerU call); it completes with a typed failure (ChildFailed) that its parent
+   * reads with its children's values and decides what the document becomes.
    */
   failureOwner: 'job' | 'parent';
   /** The value a child returns reaches its parent (`job.getChildrenValues()`). */
-  handle(payload: PayloadOf<S>, ctx: StageContext): Promise<unknown>;
+  handle(payload: PayloadOf<S>, ctx: StageContext<N>): Promise<unknown>;
   /** A child stage's last word when it fails for good (e.g. count the page as finished). */
-  onGaveUp?(payload: PayloadOf<S>, ctx: StageContext, failure: Classified): Promise<void>;
+  onGaveUp?(payload: PayloadOf<S>, ctx: StageContext<N>, failure: Classified): Promise<void>;
   /** Extra worker options (e.g. a rate limiter), from the deployment's configuration. */
   workerOptions?(config: Config): Partial<WorkerOptions>;
   /** Queue-wide settings applied at start (idempotent), e.g. global concurrency. */
   configureQueue?(queue: Queue, config: Config): Promise<void>;
+}
+
+/** A handler whose `needs` are inferred from the list it declares (so its context is typed by them). */
+export function defineStage<S extends Stage, const N extends StageNeed = never>(handler: StageHandler<S, N>): StageHandler<S, N> {
+  return handler;
 }

@@ -18,7 +18,9 @@ import type { StageContext } from '../src/stage.js';
 let redis: Redis;
 let storage: Storage;
 let ctx: StageContext;
+let store: JobStateStore;
 let prefix: string;
+const lease = { series: 1, holder: 'assemble:job_assembletwice000000-assemble', epoch: 1, token: 'tok' };
 
 beforeAll(async () => {
   const config = await testConfig();
@@ -27,14 +29,16 @@ beforeAll(async () => {
   storage = await openStorage(resolve(config.dataDir));
   const logger = createLogger({ component: 'test' });
   logger.silent = true;
+  store = new JobStateStore(redis, { prefix, ttl: { queuedSeconds: 60, processingSeconds: 60, resultSeconds: 60 }, leaseMs: 1_000, actor: 'test:1' });
   ctx = {
     config,
     logger,
     job: undefined as unknown as Job, // set per test to a real BullMQ job
     worker: undefined as unknown as Worker, // assemble never rate-limits
     storage,
-    state: new JobStateStore(redis, { prefix, ttl: { queuedSeconds: 60, processingSeconds: 60, resultSeconds: 60 }, leaseMs: 1_000, actor: 'test:1' }),
+    state: store.leased(lease),
     producer: new QueueProducer(redis, prefix, { onError: () => undefined }),
+    converterAvailable: () => Promise.resolve(false),
   };
 });
 afterAll(async () => {
@@ -52,8 +56,8 @@ describe('assemble', () => {
     const stored = await storage.blobs.putBuffer(Buffer.from(JSON.stringify(extraction)));
     const jobId = 'job_assembletwice000000';
     const source = { sha256: 'a'.repeat(64), filename: 'word_sample.docx', mediaType: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document', size: 1 };
-    await ctx.state.createJob({ jobId, tenant: 'default', source });
-    await ctx.state.start({ jobId }, 'assemble');
+    await store.createJob({ jobId, tenant: 'default', source });
+    await store.start({ jobId }, 'assemble', lease);
     const payload = { jobId, tenant: 'default', source, options: { engine: 'local' as const, ocrLang: 'eng' }, extraction: { sha256: stored.sha256 } };
     const queue = new Queue('assemble', { connection: redis, prefix: bullPrefix(prefix) });
     ctx.job = await queue.add('assemble', payload, { jobId: `${jobId}-assemble` });

@@ -18,12 +18,16 @@ import { convertStage } from '../src/stages/convert.js';
 import { extractStage } from '../src/stages/extract.js';
 import type { ParsePool } from '../src/parse-pool.js';
 import type { StageContext } from '../src/stage.js';
+import { openSecretBox, type SecretBox } from '@readpack/secrets';
 
 let redis: Redis;
 let storage: Storage;
-let ctx: StageContext;
+/** The services every stage gets; the converter is set once a test has opened LibreOffice. */
+let ctx: StageContext & { libreoffice?: LibreOffice };
+const withConverter = (c: typeof ctx, libreoffice = c.libreoffice): StageContext<'libreoffice'> => ({ ...c, libreoffice: libreoffice! });
 let prefix: string;
 let scratch: string;
+let secrets: SecretBox;
 
 beforeAll(async () => {
   const config = await testConfig();
@@ -39,9 +43,11 @@ beforeAll(async () => {
     job: undefined as unknown as Job,
     worker: undefined as unknown as Worker,
     storage,
-    state: new JobStateStore(redis, { prefix, ttl: { queuedSeconds: 60, processingSeconds: 60, resultSeconds: 60 }, leaseMs: 1_000, actor: 'test:1' }),
+    state: new JobStateStore(redis, { prefix, ttl: { queuedSeconds: 60, processingSeconds: 60, resultSeconds: 60 }, leaseMs: 1_000, actor: 'test:1' }).leased({ series: 1, holder: 'convert:test', epoch: 1, token: 'tok' }),
     producer: new QueueProducer(redis, prefix, { onError: () => undefined }),
+    converterAvailable: () => Promise.resolve(true),
   };
+  secrets = await openSecretBox(resolve(config.dataDir));
 });
 afterAll(async () => {
   await ctx.producer.close();
@@ -67,7 +73,7 @@ describe('convert stage', () => {
     const jobId = 'job_convertonce00000000';
     ctx.libreoffice = await LibreOffice.open(undefined, 120_000);
     ctx.job = await convertJob(jobId, source);
-    await convertStage.handle(ctx.job.data as ConvertPayload, ctx);
+    await convertStage.handle(ctx.job.data as ConvertPayload, withConverter(ctx));
     const convertQueue = new Queue('convert', { connection: redis, prefix: bullPrefix(prefix) });
     const recorded = await convertQueue.getJob(ctx.job.id!);
     await convertQueue.close();
@@ -83,7 +89,7 @@ describe('convert stage', () => {
     // Re-delivered (the same job data, now holding `pdf`): no conversion, the same extract job.
     const failing = Object.create(ctx.libreoffice) as LibreOffice;
     failing.toPdf = () => Promise.reject(new Error('must not convert again'));
-    await convertStage.handle(recorded!.data as ConvertPayload, { ...ctx, job: recorded!, libreoffice: failing });
+    await convertStage.handle(recorded!.data as ConvertPayload, withConverter({ ...ctx, job: recorded! }, failing));
     expect(await extract.getJobCounts('waiting', 'prioritized')).toMatchObject({ waiting: 1 });
     await extract.close();
   }, 120_000);
@@ -113,7 +119,7 @@ describe('convert stage', () => {
     const source = { sha256: stored.sha256, filename: 'bad.odt', mediaType: 'application/vnd.oasis.opendocument.text', size: stored.size };
     ctx.libreoffice ??= await LibreOffice.open(undefined, 120_000);
     ctx.job = await convertJob('job_convertbad000000000', source);
-    await expect(convertStage.handle(ctx.job.data as ConvertPayload, ctx)).rejects.toMatchObject({ name: 'PermanentFailure', code: 'conversion_failed' });
+    await expect(convertStage.handle(ctx.job.data as ConvertPayload, withConverter(ctx))).rejects.toMatchObject({ name: 'PermanentFailure', code: 'conversion_failed' });
   }, 120_000);
 
   it('extract sends a DOC word-extractor cannot read to convert when a converter runs, else fails with the parser error', async () => {
@@ -126,7 +132,7 @@ describe('convert stage', () => {
       const queue = new Queue('extract', { connection: redis, prefix: bullPrefix(prefix) });
       const job = await queue.add('extract', payload, { jobId });
       await queue.close();
-      return extractStage.handle(payload, { ...ctx, job, parsePool, converterAvailable: () => Promise.resolve(available) });
+      return extractStage.handle(payload, { ...ctx, job, parsePool, secrets, converterAvailable: () => Promise.resolve(available) });
     };
     await run('job_docfallback00000000', true);
     const converts = new Queue('convert', { connection: redis, prefix: bullPrefix(prefix) });

@@ -43,27 +43,60 @@ afterAll(async () => {
 const source = { filename: 'a.txt', mediaType: 'text/plain', size: 1, sha256: 'b'.repeat(64) };
 
 describe('sweeper', () => {
+  const lease = (holder: string) => ({ series: 1, holder, epoch: 1, token: 'tok' });
+  const sweep = () => sweepOrphans(state, queues, { recheckMs: 60_000 });
+
   it('fails a processing record whose lease lapsed and that no queue holds, and nothing else', async () => {
     await state.createJob({ jobId: 'job_orphan0000000000001', tenant: 't', source });
-    await state.start({ jobId: 'job_orphan0000000000001' }, 'extract'); // lease of 1 ms: lapses at once
+    await state.start({ jobId: 'job_orphan0000000000001' }, 'extract', lease('extract:job_orphan0000000000001')); // lease of 1 ms: lapses at once
     await state.createJob({ jobId: 'job_alive00000000000001', tenant: 't', source });
-    await state.start({ jobId: 'job_alive00000000000001' }, 'extract');
+    await state.start({ jobId: 'job_alive00000000000001' }, 'extract', lease('extract:job_alive00000000000001'));
     await queues.extract.add('extract', { any: 1 }, { jobId: stageJobId('job_alive00000000000001', 'extract'), delay: 60_000 });
     await state.createJob({ jobId: 'job_fresh00000000000001', tenant: 't', source }); // queued, young: left alone
     await new Promise((r) => setTimeout(r, 5));
 
-    const report = await sweepOrphans(state, queues);
+    const report = await sweep();
     expect(report.orphaned).toEqual(['job_orphan0000000000001']);
     expect(await state.getJob('job_orphan0000000000001')).toMatchObject({ status: 'failed', error: { code: 'orphaned' } });
     expect((await state.getJob('job_alive00000000000001'))?.status).toBe('processing');
     expect((await state.getJob('job_fresh00000000000001'))?.status).toBe('queued');
-    expect(report.scanned).toBeGreaterThanOrEqual(3);
+    // Only expired leases were read: the two that lapsed, not the young queued record.
+    expect(report.examined).toBe(2);
+    expect(report.rearmed).toBe(1);
+    // The live one was made due again later: the next sweep reads nothing.
+    expect((await sweep()).examined).toBe(0);
+  });
+
+  it('finds page jobs by their real ids: a lapsed page lease whose job is queued is left to the takeover', async () => {
+    const jobId = 'job_pages00000000000001';
+    await state.createJob({ jobId, tenant: 't', source });
+    await state.start({ jobId }, 'ocr', lease(`ocr:${stageJobId(jobId, 'ocr', 1, 'p3')}`));
+    await state.start({ jobId }, 'ocr', lease(`ocr:${stageJobId(jobId, 'ocr', 1, 'p4')}`));
+    await queues.ocr.add('ocr', { any: 1 }, { jobId: stageJobId(jobId, 'ocr', 1, 'p3'), delay: 60_000 });
+    await queues.assemble.add('assemble', { any: 1 }, { jobId: stageJobId(jobId, 'assemble'), delay: 60_000 });
+    await new Promise((r) => setTimeout(r, 5));
+    const report = await sweep();
+    // p3 is still queued (takeover pending); p4's job is gone, but the document's assemble job lives.
+    expect(report).toMatchObject({ examined: 2, rearmed: 1, forgotten: 1, orphaned: [] });
+    expect((await state.getJob(jobId))?.status).toBe('processing');
   });
 
   it('fails a queued record past its grace period with no queued job (the enqueue after upload failed)', async () => {
-    await state.createJob({ jobId: 'job_lostenqueue00000001', tenant: 't', source });
-    const report = await sweepOrphans(state, queues, Date.now() + 10 * 60_000);
+    const impatient = new JobStateStore(redis, { prefix: config.redis.prefix, ttl: { queuedSeconds: 600, processingSeconds: 600, resultSeconds: 600 }, leaseMs: 1, actor: 'test:1', queuedGraceMs: 1 });
+    await impatient.createJob({ jobId: 'job_lostenqueue00000001', tenant: 't', source });
+    await new Promise((r) => setTimeout(r, 5));
+    const report = await sweep();
     expect(report.orphaned).toContain('job_lostenqueue00000001');
+  });
+
+  it('reads nothing of finished records: a sweep over 500 of them examines none', async () => {
+    for (let i = 0; i < 500; i += 1) {
+      const jobId = `job_finished${String(i).padStart(11, '0')}`;
+      await state.createJob({ jobId, tenant: 't', source });
+      await state.start({ jobId }, 'extract', lease(`extract:${jobId}`));
+      await state.complete({ jobId }, lease(`extract:${jobId}`), { packageId: jobId, size: 1, sha256: 'c'.repeat(64) });
+    }
+    expect((await sweep()).examined).toBe(0);
   });
 });
 

@@ -64,7 +64,7 @@ export interface Config {
   /** Global overrides of the per-queue lease settings (tests, tuning); undefined keeps each queue's own. */
   leases: { lockDurationMs: number | undefined; stalledIntervalMs: number | undefined };
   maintenance: { sweeperIntervalMs: number; janitorIntervalMs: number };
-  faults: { exitOnFilename: string | undefined };
+  faults: { exitOnFilename: string | undefined; busy: { stage: string; ms: number; filename: string } | undefined };
   logLevel: 'error' | 'warn' | 'info' | 'debug';
   /** Unset: chosen by the logger from whether stdout is a terminal. */
   logFormat: 'json' | 'pretty' | undefined;
@@ -145,7 +145,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     leases: { lockDurationMs: e.LOCK_DURATION_MS, stalledIntervalMs: e.STALLED_INTERVAL_MS },
     maintenance: { sweeperIntervalMs: e.SWEEPER_INTERVAL_MS, janitorIntervalMs: e.JANITOR_INTERVAL_MS },
-    faults: { exitOnFilename: e.FAULT_EXIT_ON_FILENAME },
+    faults: { exitOnFilename: e.FAULT_EXIT_ON_FILENAME, busy: busyFault(e.FAULT_BUSY) },
     logLevel: e.LOG_LEVEL,
     logFormat: e.LOG_FORMAT,
     stage: e.READPACK_STAGE,
@@ -160,3 +160,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   };
 }
 
+/** FAULT_BUSY (`<stage>:<ms>:<text>`, validated by its schema) as data. */
+function busyFault(spec: string | undefined): Config['faults']['busy'] {
+  if (spec === undefined) return undefined;
+  const [stage = '', ms = '0', ...rest] = spec.split(':');
+  return { stage, ms: Number(ms), filename: rest.join(':') };
+}

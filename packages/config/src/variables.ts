@@ -84,6 +84,7 @@ export const VARIABLES = [
   { name: 'SWEEPER_INTERVAL_MS', schema: int(1_000, 86_400_000).default(60_000), description: 'How often the sweeper fails records left `processing`/`queued` with no lease and no queued job (orphans).' },
   { name: 'JANITOR_INTERVAL_MS', schema: int(1_000, 86_400_000).default(600_000), description: 'How often the janitor removes expired packages, unreferenced blobs and stale spool files.' },
   { name: 'FAULT_EXIT_ON_FILENAME', schema: z.string().min(1).optional(), description: 'Test only: a consumer exits its process when a job\'s filename contains this text (poison-document tests).' },
+  { name: 'FAULT_BUSY', schema: z.string().regex(/^[a-z]+:\d{1,7}:.+$/).optional(), description: 'Test only: `<stage>:<ms>:<text>`: that stage\'s consumer spends `<ms>` of CPU in a worker thread before handling a job whose filename contains `<text>` (long-page tests: the lock must renew throughout).' },
   { name: 'SHUTDOWN_GRACE_MS', schema: int(0, 600_000).default(30_000), description: 'On SIGTERM, how long running jobs may finish before the process exits anyway (unfinished jobs are retried elsewhere).' },
   { name: 'REDIS_MANAGED', schema: bool.default(false), description: 'Internal: set by `npm start` for the processes it supervises.' },
 ] as const satisfies readonly ConfigVariable[];

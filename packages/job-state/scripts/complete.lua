@@ -1,22 +1,27 @@
 --[[
   Terminal success: the reading package exists and is recorded by pointer (never its content).
-  KEYS[1]  job key     KEYS[2] (optional) batch key
-  ARGV[1]  actor       ARGV[2] result pointer (JSON: packageId, size, sha256)
-  ARGV[3]  final phase ARGV[4] its rank      ARGV[5] ttl seconds for the terminal state
-  Progress is completed (done = total). The polling window starts now.
-  Returns  {1, 'done'} | {0, 'missing'} | {0, <terminal status>} ignored
+  Fenced (prelude.lua): only the holder of a live lease ends the job.
+  KEYS[1]  job key     KEYS[2] live-lease index     KEYS[3] (optional) batch key
+  ARGV[1]  series   ARGV[2] holder   ARGV[3] epoch   ARGV[4] token
+  ARGV[5]  actor       ARGV[6] result pointer (JSON: packageId, size, sha256)
+  ARGV[7]  final phase ARGV[8] its rank      ARGV[9] ttl seconds for the terminal state
+  Progress is completed (done = total). The polling window starts now; the record leaves the
+  live-lease index.
+  Returns  {1, 'done'} | {0, 'missing'} | {0, <terminal status>} ignored | {0, 'stale' | 'fenced'} refused
 ]]
 local status = redis.call('HGET', KEYS[1], 'status')
 if not status then return {0, 'missing'} end
 if isTerminal(status) then return {0, status} end
+local refused = refusal(KEYS[1], ARGV[1], ARGV[2], ARGV[3], ARGV[4])
+if refused then return {0, refused} end
 local total = math.max(tonumber(redis.call('HGET', KEYS[1], 'total') or '0'), 1)
 local now = nowMs()
-redis.call('HSET', KEYS[1], 'status', 'done', 'result', ARGV[2], 'done', total, 'total', total,
-  'updatedAt', now, 'updatedBy', ARGV[1])
-advancePhase(KEYS[1], ARGV[3], tonumber(ARGV[4]))
-dropWorkingFields(KEYS[1])
+redis.call('HSET', KEYS[1], 'status', 'done', 'result', ARGV[6], 'done', total, 'total', total,
+  'updatedAt', now, 'updatedBy', ARGV[5])
+advancePhase(KEYS[1], ARGV[7], tonumber(ARGV[8]))
+dropWorkingFields(KEYS[1], KEYS[2])
 publishView(KEYS[1])
-local ttl = tonumber(ARGV[5])
+local ttl = tonumber(ARGV[9])
 redis.call('EXPIRE', KEYS[1], ttl)
-extendBatch(ttl)
+extendBatch(KEYS[3], ttl)
 return {1, 'done'}

@@ -1,15 +1,18 @@
 --[[
-  Renews the lease of a processing record and pushes its expiry forward.
-  Does not touch updatedAt: a heartbeat is not news for a polling client.
-  KEYS[1]  job key   KEYS[2] (optional) batch key
-  ARGV[1]  lease ms  ARGV[2] ttl seconds for the processing state
-  Returns  {1, 'processing'} | {0, 'missing'} | {0, <other status>} ignored
+  Renews the caller's lease on a processing record and pushes the record's expiry forward.
+  Does not touch updatedAt: a heartbeat is not news for a polling client. Fenced (prelude.lua).
+  KEYS[1]  job key   KEYS[2] live-lease index   KEYS[3] (optional) batch key
+  ARGV[1]  series   ARGV[2] holder   ARGV[3] epoch   ARGV[4] token
+  ARGV[5]  lease ms  ARGV[6] ttl seconds for the processing state
+  Returns  {1, 'processing'} | {0, 'missing'} | {0, <other status>} ignored | {0, 'stale' | 'fenced'} refused
 ]]
 local status = redis.call('HGET', KEYS[1], 'status')
 if not status then return {0, 'missing'} end
 if status ~= 'processing' then return {0, status} end
-redis.call('HSET', KEYS[1], 'leaseUntil', nowMs() + tonumber(ARGV[1]))
-local ttl = tonumber(ARGV[2])
+local refused = refusal(KEYS[1], ARGV[1], ARGV[2], ARGV[3], ARGV[4])
+if refused then return {0, refused} end
+renewLease(KEYS[1], KEYS[2], ARGV[2], nowMs(), tonumber(ARGV[5]))
+local ttl = tonumber(ARGV[6])
 redis.call('EXPIRE', KEYS[1], ttl)
-extendBatch(ttl)
+extendBatch(KEYS[3], ttl)
 return {1, 'processing'}

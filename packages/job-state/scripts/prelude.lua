@@ -11,6 +11,24 @@
   - `done` and `failed` are terminal: no script changes a terminal record except to ignore it.
   - progress counters (`done`, `total`) and the phase rank only ever go up.
   - a late or duplicate update is not an error: it returns {0, <current status>}.
+  - fenced: a consumer's write counts only while it holds its lease (see `fence` below); a write
+    from an older attempt series ({0, 'stale'}) or from a consumer whose lease was taken over
+    ({0, 'fenced'}) changes nothing.
+
+  Key layout of the transition scripts: KEYS[1] the job record, KEYS[2] the live-lease index,
+  KEYS[3] (optional) the batch key.
+
+  Leases. Several consumers work on one record at once (a document's OCR pages), so a record holds
+  one lease per *holder*: the stage job working on it (`<stage>:<BullMQ job id>`, e.g.
+  `ocr:J-ocr-p3`). The field `lease.<holder>` is `<epoch>:<token>`: the epoch is the BullMQ job's
+  start count (attemptsStarted, which every retry and every takeover raises) and the token is the
+  BullMQ lock token of that start. A start with a higher epoch takes the lease over; every other
+  write must present exactly the stored epoch and token. A holder that finished keeps
+  `<epoch>:` (released, no token) so that a zombie of an earlier epoch stays refused after the
+  lease is gone. The expiry of each live lease is its score in the live-lease index (a sorted set,
+  members `<jobId>|<holder>`), which the sweeper reads instead of scanning records; a queued
+  record is in the index too, as holder `queue`, due when it has waited for its grace period.
+  Terminal records leave the index.
 ]]
 
 local function nowMs()
@@ -24,8 +42,7 @@ end
 
 -- A batch key lives at least as long as its longest-lived member: members report here whenever
 -- they move their own expiry.
-local function extendBatch(ttl)
-  local batchKey = KEYS[2]
+local function extendBatch(batchKey, ttl)
   if batchKey == nil then return end
   local current = redis.call('TTL', batchKey)
   if current >= 0 and current < ttl then
@@ -33,15 +50,57 @@ local function extendBatch(ttl)
   end
 end
 
+local function jobIdOf(key)
+  return string.match(key, '([^:]+)$')
+end
+
+local function leaseMember(key, holder)
+  return jobIdOf(key) .. '|' .. holder
+end
+
 -- Per-page bookkeeping (`page.<n>` fields, see page-done.lua), stage annotations (`ext.*`), the
--- lease and the phase rank are working state: a terminal record keeps only its outcome. (Its
--- `updatedAt` is when it ended: nothing changes a terminal record.)
-local function dropWorkingFields(key)
+-- leases and the phase rank are working state: a terminal record keeps only its outcome, and
+-- leaves the live-lease index. (Its `updatedAt` is when it ended: nothing changes a terminal record.)
+local function dropWorkingFields(key, index)
   redis.call('HDEL', key, 'leaseUntil', 'phaseRank')
+  redis.call('ZREM', index, leaseMember(key, 'queue'))
   for _, field in ipairs(redis.call('HKEYS', key)) do
     local head = string.sub(field, 1, 5)
-    if head == 'page.' or string.sub(field, 1, 4) == 'ext.' then redis.call('HDEL', key, field) end
+    if head == 'page.' or string.sub(field, 1, 4) == 'ext.' then
+      redis.call('HDEL', key, field)
+    elseif head == 'lease' and string.sub(field, 1, 6) == 'lease.' then
+      redis.call('ZREM', index, leaseMember(key, string.sub(field, 7)))
+      redis.call('HDEL', key, field)
+    end
   end
+end
+
+-- The stored lease of a holder: epoch (number) and token ('' once released), or nil.
+local function storedLease(key, holder)
+  local stored = redis.call('HGET', key, 'lease.' .. holder)
+  if not stored then return nil, nil end
+  local epoch, token = string.match(stored, '^(%d+):(.*)$')
+  return tonumber(epoch), token
+end
+
+--[[
+  The fence of every write a consumer makes. `fence` is the four ARGV a fenced script starts
+  with: series, holder, epoch, token. Returns nil when the caller may write, else the reason it
+  may not: 'stale' (an older attempt series than the record's: an operator replayed the job) or
+  'fenced' (the holder's lease is another start's, or was released).
+]]
+local function refusal(key, series, holder, epoch, token)
+  if tonumber(series) < tonumber(redis.call('HGET', key, 'series') or '1') then return 'stale' end
+  local storedEpoch, storedToken = storedLease(key, holder)
+  if storedEpoch == nil or storedEpoch ~= tonumber(epoch) or storedToken == '' or storedToken ~= token then return 'fenced' end
+  return nil
+end
+
+-- Pushes a holder's lease expiry forward (index score) and the record's `leaseUntil` with it.
+local function renewLease(key, index, holder, now, leaseMs)
+  local untilMs = now + leaseMs
+  redis.call('ZADD', index, untilMs, leaseMember(key, holder))
+  redis.call('HSET', key, 'leaseUntil', untilMs)
 end
 
 -- Unix milliseconds → ISO 8601 UTC with milliseconds, exactly as JavaScript's Date#toISOString
@@ -131,9 +190,11 @@ local function publishView(key)
 end
 
 -- Writes a new record in `queued`, series 1, with the caller's field/value pairs from ARGV[first]
--- on (create.lua and create-deduped.lua).
-local function newRecord(key, actor, first)
+-- on (create.lua and create-deduped.lua), and puts it in the live-lease index as holder `queue`,
+-- due after `graceMs`: a record still queued then may never have been enqueued (the sweeper checks).
+local function newRecord(key, index, graceMs, actor, first)
   local now = nowMs()
+  redis.call('ZADD', index, now + graceMs, leaseMember(key, 'queue'))
   redis.call('HSET', key, 'status', 'queued', 'phase', 'queued', 'phaseRank', 0, 'done', 0, 'total', 0,
     'series', 1, 'createdAt', now, 'updatedAt', now, 'createdBy', actor, 'updatedBy', actor)
   for i = first, #ARGV, 2 do

@@ -3,8 +3,10 @@
   with a new attempt series. The failure it replaces is appended to `history` (newest last, at
   most 20 entries), so the record still tells what happened. Only `failed` can be replayed: `done`
   stays final, and a job still running needs no replay.
-  KEYS[1]  job key      KEYS[2] (optional) batch key
+  The record re-enters the live-lease index as holder `queue` (see newRecord in prelude.lua).
+  KEYS[1]  job key      KEYS[2] live-lease index      KEYS[3] (optional) batch key
   ARGV[1]  actor        ARGV[2] ttl seconds for the queued state
+  ARGV[3]  grace ms before the sweeper may ask whether a queue holds the job
   Returns  {1, 'queued', series} | {0, <status>, series} ignored | {0, 'missing', 0}
 ]]
 local status = redis.call('HGET', KEYS[1], 'status')
@@ -26,8 +28,9 @@ series = series + 1
 redis.call('HSET', KEYS[1], 'status', 'queued', 'phase', 'queued', 'phaseRank', 0, 'done', 0, 'total', 0,
   'series', series, 'history', cjson.encode(history), 'updatedAt', now, 'updatedBy', ARGV[1])
 redis.call('HDEL', KEYS[1], 'errorCode', 'errorMessage', 'leaseUntil', 'result')
+redis.call('ZADD', KEYS[2], now + tonumber(ARGV[3]), leaseMember(KEYS[1], 'queue'))
 publishView(KEYS[1])
 local ttl = tonumber(ARGV[2])
 redis.call('EXPIRE', KEYS[1], ttl)
-extendBatch(ttl)
+extendBatch(KEYS[3], ttl)
 return {1, 'queued', series}

@@ -6,7 +6,23 @@ import type { ChainableCommander, Redis } from 'ioredis';
  * registers them on a connection with ioredis' defineCommand (EVALSHA, falling back to EVAL once
  * per connection). The prelude with the shared helpers is prepended to each script.
  */
-export const SCRIPT_NAMES = ['create', 'create-deduped', 'start', 'progress', 'page-done', 'heartbeat', 'annotate', 'complete', 'fail', 'replay', 'admit'] as const;
+export const SCRIPT_NAMES = [
+  'create',
+  'create-deduped',
+  'start',
+  'progress',
+  'page-done',
+  'heartbeat',
+  'release',
+  'annotate',
+  'complete',
+  'fail',
+  'replay',
+  'admit',
+  'expired-leases',
+  'forget-lease',
+  'rearm-lease',
+] as const;
 export type ScriptName = (typeof SCRIPT_NAMES)[number];
 
 /** What every script returns: [1 applied | 0 ignored, status after the call, (some scripts) a detail]. */
@@ -18,7 +34,7 @@ const sources = Object.fromEntries(
   SCRIPT_NAMES.map((name) => [name, `${prelude}\n${readFileSync(new URL(`${name}.lua`, scriptDir), 'utf8')}`]),
 ) as Record<ScriptName, string>;
 
-const commandName = (name: ScriptName) => `readpackJob_${name.replace('-', '_')}`;
+const commandName = (name: ScriptName) => `readpackJob_${name.replaceAll('-', '_')}`;
 const registered = new WeakSet<Redis>();
 
 export function registerScripts(redis: Redis): void {
@@ -29,9 +45,14 @@ export function registerScripts(redis: Redis): void {
 
 type Invoke<R> = (numKeys: number, ...keysAndArgs: (string | number)[]) => R;
 
-/** Runs a script now. `keys` holds the job key and, when the job belongs to a batch, the batch key. */
+/** Runs a script now, with the KEYS and ARGV its header documents. */
 export function runScript(redis: Redis, name: ScriptName, keys: string[], args: (string | number)[]): Promise<ScriptReply> {
-  const invoke = (redis as unknown as Record<string, Invoke<Promise<ScriptReply>>>)[commandName(name)];
+  return runScriptRaw<ScriptReply>(redis, name, keys, args);
+}
+
+/** For the scripts whose reply is not a ScriptReply (expired-leases: a flat list). */
+export function runScriptRaw<R>(redis: Redis, name: ScriptName, keys: string[], args: (string | number)[]): Promise<R> {
+  const invoke = (redis as unknown as Record<string, Invoke<Promise<R>>>)[commandName(name)];
   if (!invoke) throw new Error(`job-state script ${name} is not registered on this connection`);
   return invoke.call(redis, keys.length, ...keys, ...args);
 }

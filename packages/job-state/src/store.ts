@@ -1,13 +1,15 @@
 import type { Redis } from 'ioredis';
+import type { JobErrorCode } from './errors.js';
 import { PHASES, phaseRank, type Phase } from './phases.js';
-import { queueScript, registerScripts, runScript, type ScriptReply } from './scripts.js';
+import { queueScript, registerScripts, runScript, runScriptRaw, type ScriptReply } from './scripts.js';
 import {
   JOB_STATUSES,
   isTerminalStatus,
   type BatchFileView,
   type BatchStatus,
   type BatchView,
-  type JobError,
+  type ExpiredLease,
+  type Lease,
   type JobRecord,
   type JobRef,
   type JobStatus,
@@ -25,6 +27,29 @@ export interface JobStateOptions {
   leaseMs: number;
   /** `host:pid` of this process, written as createdBy/updatedBy. */
   actor: string;
+  /**
+   * How long a queued record may wait before the sweeper asks whether a queue holds its job (the
+   * API writes the record before it enqueues). Default 5 minutes.
+   */
+  queuedGraceMs?: number;
+}
+
+/** Default of JobStateOptions.queuedGraceMs. */
+export const QUEUED_GRACE_MS = 5 * 60_000;
+
+/**
+ * Thrown by a LeasedJobState write that the fence refused: this consumer's lease was taken over
+ * (or an operator replayed the job). The work is someone else's now; the handler must stop and
+ * the runner records nothing.
+ */
+export class LeaseLostError extends Error {
+  override readonly name = 'LeaseLostError';
+  constructor(
+    readonly reason: 'fenced' | 'stale',
+    readonly lease: Lease,
+  ) {
+    super(`lease of ${lease.holder} (start ${lease.epoch}, series ${lease.series}) is no longer ours: ${reason}`);
+  }
 }
 
 export interface NewJob {
@@ -68,9 +93,18 @@ export class JobStateStore {
     return `${this.options.prefix}:dedup:${identity}`;
   }
 
+  /** The live-lease index (scripts/prelude.lua, Leases): expiry-scored `<jobId>|<holder>` members. */
+  leaseIndexKey(): string {
+    return `${this.options.prefix}:leases`;
+  }
+
+  private get graceMs(): number {
+    return this.options.queuedGraceMs ?? QUEUED_GRACE_MS;
+  }
+
   /** Creates a queued record; false if a record with that id already exists. */
   async createJob(job: NewJob): Promise<boolean> {
-    const [created] = await runScript(this.redis, 'create', [this.jobKey(job.jobId)], this.createArgs(job));
+    const [created] = await runScript(this.redis, 'create', [this.jobKey(job.jobId), this.leaseIndexKey()], this.createArgs(job));
     return created === 1;
   }
 
@@ -89,8 +123,8 @@ export class JobStateStore {
       const [created, outcome, id] = await runScript(
         this.redis,
         'create-deduped',
-        [dedupKey, seen ? this.jobKey(seen) : newKey, newKey],
-        [this.options.actor, this.options.ttl.queuedSeconds, seen, job.jobId, dedupTtl, ...recordFields(job)],
+        [dedupKey, seen ? this.jobKey(seen) : newKey, newKey, this.leaseIndexKey()],
+        [this.options.actor, this.options.ttl.queuedSeconds, seen, job.jobId, dedupTtl, this.graceMs, ...recordFields(job)],
       );
       if (outcome !== 'retry') return { created: created === 1, jobId: String(id) };
     }
@@ -103,7 +137,7 @@ export class JobStateStore {
     const meta = JSON.stringify({ tenant: batch.tenant, createdAt: new Date().toISOString(), files: batch.files });
     multi.set(this.batchKey(batch.batchId), meta, 'EX', this.options.ttl.queuedSeconds);
     for (const job of jobs) {
-      queueScript(multi, 'create', [this.jobKey(job.jobId), this.batchKey(batch.batchId)], this.createArgs(job));
+      queueScript(multi, 'create', [this.jobKey(job.jobId), this.leaseIndexKey(), this.batchKey(batch.batchId)], this.createArgs(job));
     }
     const replies = await multi.exec();
     const failure = replies?.find(([error]) => error !== null)?.[0];
@@ -140,36 +174,108 @@ export class JobStateStore {
     return aggregate(batchId, meta.tenant, meta.createdAt, files);
   }
 
-  async start(ref: JobRef, phase: Phase, series = 1): Promise<TransitionResult> {
+  /** A consumer starts (or takes over) work on the job for `lease.holder` (scripts/start.lua). */
+  async start(ref: JobRef, phase: Phase, lease: Lease): Promise<TransitionResult> {
     const { ttl, leaseMs, actor } = this.options;
-    return toResult(await runScript(this.redis, 'start', this.keys(ref), [actor, phase, phaseRank(phase), leaseMs, ttl.processingSeconds, series]));
+    return this.transition('start', ref, lease, [actor, phase, phaseRank(phase), leaseMs, ttl.processingSeconds]);
   }
 
-  async progress(ref: JobRef, progress: { done: number; total: number }, phase?: Phase): Promise<TransitionResult> {
+  async progress(ref: JobRef, lease: Lease, progress: { done: number; total: number }, phase?: Phase): Promise<TransitionResult> {
     const { ttl, leaseMs, actor } = this.options;
-    return toResult(
-      await runScript(this.redis, 'progress', this.keys(ref), [
-        actor,
-        progress.done,
-        progress.total,
-        phase ?? '',
-        phase ? phaseRank(phase) : 0,
-        leaseMs,
-        ttl.processingSeconds,
-      ]),
-    );
+    return this.transition('progress', ref, lease, [actor, progress.done, progress.total, phase ?? '', phase ? phaseRank(phase) : 0, leaseMs, ttl.processingSeconds]);
   }
 
   /** Counts one finished page of a fanned-out document (idempotent per page). */
-  async pageDone(ref: JobRef, pageIndex: number): Promise<TransitionResult> {
+  async pageDone(ref: JobRef, lease: Lease, pageIndex: number): Promise<TransitionResult> {
     const { ttl, leaseMs, actor } = this.options;
-    return toResult(await runScript(this.redis, 'page-done', this.keys(ref), [actor, pageIndex, leaseMs, ttl.processingSeconds]));
+    return this.transition('page-done', ref, lease, [actor, pageIndex, leaseMs, ttl.processingSeconds]);
+  }
+
+  async heartbeat(ref: JobRef, lease: Lease): Promise<TransitionResult> {
+    const { ttl, leaseMs } = this.options;
+    return this.transition('heartbeat', ref, lease, [leaseMs, ttl.processingSeconds]);
+  }
+
+  /** The holder's stage job is over: its lease leaves the live-lease index (scripts/release.lua). */
+  async release(ref: JobRef, lease: Lease): Promise<TransitionResult> {
+    return toResult(await runScript(this.redis, 'release', [this.jobKey(ref.jobId), this.leaseIndexKey()], [...fenceArgs(lease), this.graceMs]));
+  }
+
+  async complete(ref: JobRef, lease: Lease, result: ResultPointer): Promise<TransitionResult> {
+    const { ttl, actor } = this.options;
+    const pointer = JSON.stringify({ packageId: result.packageId, size: result.size, sha256: result.sha256 });
+    return this.transition('complete', ref, lease, [actor, pointer, 'view_ready', phaseRank('view_ready'), ttl.resultSeconds]);
+  }
+
+  /**
+   * Terminal failure. A consumer passes its lease (fenced); an authority without one (the API
+   * after a failed enqueue, the sweeper) passes the series it looked at, and is refused
+   * (`leased`) while any consumer holds a live lease (scripts/fail.lua).
+   */
+  async fail(ref: JobRef, error: { code: JobErrorCode; message: string }, by: Lease | { series: number } = { series: 1 }): Promise<TransitionResult> {
+    const { ttl, actor } = this.options;
+    const fence = 'holder' in by ? fenceArgs(by) : [by.series, '', 0, ''];
+    const keys = [this.jobKey(ref.jobId), this.leaseIndexKey(), this.failureCountsKey()];
+    if (ref.batchId) keys.push(this.batchKey(ref.batchId));
+    return toResult(await runScript(this.redis, 'fail', keys, [...fence, actor, error.code, error.message.slice(0, 2_000), ttl.resultSeconds]));
+  }
+
+  /** Failed jobs counted by code since the deployment's Redis began (scripts/fail.lua). */
+  failureCountsKey(): string {
+    return `${this.options.prefix}:failures`;
+  }
+
+  async failureCounts(): Promise<Record<string, number>> {
+    const counts = await this.redis.hgetall(this.failureCountsKey());
+    return Object.fromEntries(Object.entries(counts).map(([code, n]) => [code, Number(n)]));
+  }
+
+  /** This store's writes for one consumer's lease: the form stage handlers get (see LeasedJobState). */
+  leased(lease: Lease): LeasedJobState {
+    return new LeasedJobState(this, lease);
+  }
+
+  /** Redis time in ms: the clock every process agrees on (budgets that span processes). */
+  async now(): Promise<number> {
+    const [seconds, micros] = await this.redis.time();
+    return Number(seconds) * 1_000 + Math.floor(Number(micros) / 1_000);
+  }
+
+  /** Entries of the live-lease index whose expiry has passed by Redis time, oldest first, and that time. */
+  async expiredLeases(limit: number): Promise<{ now: number; expired: ExpiredLease[] }> {
+    const reply = await runScriptRaw<(string | number)[]>(this.redis, 'expired-leases', [this.leaseIndexKey()], [limit]);
+    const [now, ...flat] = reply;
+    const expired: ExpiredLease[] = [];
+    for (let i = 0; i + 1 < flat.length; i += 2) {
+      const member = String(flat[i]);
+      const bar = member.indexOf('|');
+      expired.push({ jobId: member.slice(0, bar), holder: member.slice(bar + 1), expiredAt: Number(flat[i + 1]) });
+    }
+    return { now: Number(now), expired };
+  }
+
+  /** Drops an expired index entry whose stage job no queue holds any more (scripts/forget-lease.lua). */
+  async forgetLease(entry: ExpiredLease): Promise<boolean> {
+    const [applied] = await runScript(this.redis, 'forget-lease', [this.jobKey(entry.jobId), this.leaseIndexKey()], [entry.holder, this.graceMs]);
+    return applied === 1;
+  }
+
+  /** Makes an expired index entry due again after `delayMs` (scripts/rearm-lease.lua). */
+  async rearmLease(entry: ExpiredLease, delayMs: number): Promise<boolean> {
+    const [applied] = await runScript(this.redis, 'rearm-lease', [this.leaseIndexKey()], [`${entry.jobId}|${entry.holder}`, delayMs]);
+    return applied === 1;
+  }
+
+  /** The attempt series of a record (0 when there is none). */
+  async seriesOf(jobId: string): Promise<number> {
+    const series = await this.redis.hget(this.jobKey(jobId), 'series');
+    return series === null ? 0 : Number(series);
   }
 
   /** Stores stage facts that must survive a takeover (`ext.*` fields; dropped when the job ends). */
-  async annotate(ref: JobRef, fields: Record<string, string>): Promise<TransitionResult> {
+  async annotate(ref: JobRef, lease: Lease, fields: Record<string, string>): Promise<TransitionResult> {
     const args = Object.entries(fields).flatMap(([k, v]) => [`ext.${k}`, v]);
-    return toResult(await runScript(this.redis, 'annotate', [this.jobKey(ref.jobId)], args));
+    return toResult(await runScript(this.redis, 'annotate', [this.jobKey(ref.jobId)], [...fenceArgs(lease), ...args]));
   }
 
   /** The `ext.*` annotations of a record (empty when none, or when the record is gone). */
@@ -178,22 +284,9 @@ export class JobStateStore {
     return Object.fromEntries(Object.entries(fields).filter(([k]) => k.startsWith('ext.')).map(([k, v]) => [k.slice(4), v]));
   }
 
-  async heartbeat(ref: JobRef): Promise<TransitionResult> {
-    const { ttl, leaseMs } = this.options;
-    return toResult(await runScript(this.redis, 'heartbeat', this.keys(ref), [leaseMs, ttl.processingSeconds]));
-  }
-
-  async complete(ref: JobRef, result: ResultPointer): Promise<TransitionResult> {
-    const { ttl, actor } = this.options;
-    const pointer = JSON.stringify({ packageId: result.packageId, size: result.size, sha256: result.sha256 });
-    return toResult(
-      await runScript(this.redis, 'complete', this.keys(ref), [actor, pointer, 'view_ready', phaseRank('view_ready'), ttl.resultSeconds]),
-    );
-  }
-
   /** Operator replay of a failed job: back to `queued` in a new attempt series (scripts/replay.lua). */
   async replay(ref: JobRef): Promise<TransitionResult & { series: number }> {
-    const [applied, status, series] = await runScript(this.redis, 'replay', this.keys(ref), [this.options.actor, this.options.ttl.queuedSeconds]);
+    const [applied, status, series] = await runScript(this.redis, 'replay', this.keys(ref), [this.options.actor, this.options.ttl.queuedSeconds, this.graceMs]);
     return { applied: applied === 1, status: status as TransitionResult['status'], series: Number(series ?? 0) };
   }
 
@@ -209,18 +302,70 @@ export class JobStateStore {
     } while (cursor !== '0');
   }
 
-  async fail(ref: JobRef, error: JobError): Promise<TransitionResult> {
-    const { ttl, actor } = this.options;
-    return toResult(await runScript(this.redis, 'fail', this.keys(ref), [actor, error.code, error.message.slice(0, 2_000), ttl.resultSeconds]));
+  private async transition(name: 'start' | 'progress' | 'page-done' | 'heartbeat' | 'complete', ref: JobRef, lease: Lease, args: (string | number)[]): Promise<TransitionResult> {
+    return toResult(await runScript(this.redis, name, this.keys(ref), [...fenceArgs(lease), ...args]));
   }
 
+  /** Job key, live-lease index and, when the job belongs to a batch, the batch key (the scripts' layout). */
   private keys(ref: JobRef): string[] {
-    return ref.batchId ? [this.jobKey(ref.jobId), this.batchKey(ref.batchId)] : [this.jobKey(ref.jobId)];
+    const keys = [this.jobKey(ref.jobId), this.leaseIndexKey()];
+    if (ref.batchId) keys.push(this.batchKey(ref.batchId));
+    return keys;
   }
 
   private createArgs(job: NewJob): (string | number)[] {
-    return [this.options.actor, this.options.ttl.queuedSeconds, ...recordFields(job)];
+    return [this.options.actor, this.options.ttl.queuedSeconds, this.graceMs, ...recordFields(job)];
   }
+}
+
+/**
+ * One consumer's writes to the records it works on, all under its lease: what a stage handler
+ * gets as `state`. A write the fence refuses throws LeaseLostError, so a zombie (a consumer that
+ * woke up after another took its job over) stops at its next write instead of carrying on.
+ */
+export class LeasedJobState {
+  constructor(
+    private readonly store: JobStateStore,
+    readonly lease: Lease,
+  ) {}
+
+  progress(ref: JobRef, progress: { done: number; total: number }, phase?: Phase): Promise<TransitionResult> {
+    return this.checked(this.store.progress(ref, this.lease, progress, phase));
+  }
+
+  pageDone(ref: JobRef, pageIndex: number): Promise<TransitionResult> {
+    return this.checked(this.store.pageDone(ref, this.lease, pageIndex));
+  }
+
+  complete(ref: JobRef, result: ResultPointer): Promise<TransitionResult> {
+    return this.checked(this.store.complete(ref, this.lease, result));
+  }
+
+  annotate(ref: JobRef, fields: Record<string, string>): Promise<TransitionResult> {
+    return this.checked(this.store.annotate(ref, this.lease, fields));
+  }
+
+  annotations(jobId: string): Promise<Record<string, string>> {
+    return this.store.annotations(jobId);
+  }
+
+  getJob(jobId: string): Promise<JobRecord | null> {
+    return this.store.getJob(jobId);
+  }
+
+  now(): Promise<number> {
+    return this.store.now();
+  }
+
+  private async checked(pending: Promise<TransitionResult>): Promise<TransitionResult> {
+    const result = await pending;
+    if (result.status === 'fenced' || result.status === 'stale') throw new LeaseLostError(result.status, this.lease);
+    return result;
+  }
+}
+
+function fenceArgs(lease: Lease): (string | number)[] {
+  return [lease.series, lease.holder, lease.epoch, lease.token];
 }
 
 function recordFields(job: NewJob): (string | number)[] {

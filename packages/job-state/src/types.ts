@@ -17,7 +17,10 @@ export interface ResultPointer {
 }
 
 export interface JobError {
-  /** Stable, documented code (docs/errors.md), e.g. `corrupt_document`. */
+  /**
+   * Stable, documented code (JobErrorCode, docs/errors.md), e.g. `corrupt_document`. Typed as a
+   * string where it is read back: a record may hold a code an older version wrote.
+   */
   code: string;
   message: string;
 }
@@ -86,9 +89,36 @@ export interface JobRef {
 }
 
 export interface TransitionResult {
-  /** False when the update was ignored (terminal record, record gone, stale series): not an error. */
+  /**
+   * False when the update was ignored (terminal record, record gone) or refused by the fence
+   * (`stale`: an older attempt series; `fenced`: the caller's lease was taken over or released;
+   * `leased`: an authority's `fail` found a consumer holding a live lease).
+   */
   applied: boolean;
-  status: JobStatus | 'missing' | 'stale';
+  status: JobStatus | 'missing' | 'stale' | 'fenced' | 'leased';
+}
+
+/**
+ * What a consumer presents with every write to a record (scripts/prelude.lua, Leases): which
+ * stage job it works for, which start of that job it is, and the lock token BullMQ gave that start.
+ */
+export interface Lease {
+  /** Attempt series of the queue job (1 unless an operator replayed the job). */
+  series: number;
+  /** The stage job holding the lease: `<stage>:<BullMQ job id>`. */
+  holder: string;
+  /** The BullMQ job's start count (attemptsStarted): every retry and every takeover raises it. */
+  epoch: number;
+  /** The BullMQ lock token of this start. */
+  token: string;
+}
+
+/** An entry of the live-lease index whose expiry has passed (what the sweeper reads). */
+export interface ExpiredLease {
+  jobId: string;
+  /** `queue` for a record still queued, else `<stage>:<BullMQ job id>`. */
+  holder: string;
+  expiredAt: number;
 }
 
 export type BatchStatus = 'queued' | 'processing' | 'done' | 'failed' | 'partial';

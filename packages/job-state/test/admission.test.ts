@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import { ActiveJobsGate, type NewJob } from '../src/index.js';
-import { useStoreFixture } from './store-fixture.js';
+import { TEST_LEASE, useStoreFixture } from './store-fixture.js';
 
 const fixture = useStoreFixture('admission');
 let gate: ActiveJobsGate;
@@ -39,7 +39,8 @@ describe('active jobs per tenant', () => {
     const jobs = [];
     for (let i = 0; i < 2; i += 1) jobs.push((await admitAndCreate('t-ends', 2)).job);
     expect((await admitAndCreate('t-ends', 2)).admission.admitted).toBe(false);
-    await fixture.store.complete(jobs[0]!, { packageId: jobs[0]!.jobId, size: 1, sha256: 'x' });
+    await fixture.store.start(jobs[0]!, 'extract', TEST_LEASE);
+    await fixture.store.complete(jobs[0]!, TEST_LEASE, { packageId: jobs[0]!.jobId, size: 1, sha256: 'x' });
     expect((await admitAndCreate('t-ends', 2)).admission).toEqual({ admitted: true, activeBefore: 1 });
     await fixture.store.fail(jobs[1]!, { code: 'corrupt_document', message: 'x' });
     expect((await admitAndCreate('t-ends', 2)).admission).toEqual({ admitted: true, activeBefore: 1 });

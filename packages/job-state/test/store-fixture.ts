@@ -1,9 +1,12 @@
 import { afterAll, beforeAll } from '@jest/globals';
 import type { Redis } from 'ioredis';
 import { connectTestRedis, deleteKeysWithPrefix, uniqueName } from '@readpack/testing';
-import { JobStateStore } from '../src/index.js';
+import { JobStateStore, type Lease } from '../src/index.js';
 
 export const TEST_TTL = { queuedSeconds: 600, processingSeconds: 300, resultSeconds: 900 };
+
+/** One consumer's lease (scripts/prelude.lua, Leases), for tests that are not about fencing. */
+export const TEST_LEASE: Lease = { series: 1, holder: 'extract:test', epoch: 1, token: 'token-1' };
 
 export interface StoreFixture {
   redis: Redis;

@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import type { JobRecord, JobView, NewJob } from '../src/index.js';
-import { useStoreFixture } from './store-fixture.js';
+import { TEST_LEASE, useStoreFixture } from './store-fixture.js';
 
 /**
  * The status document is built in Lua (scripts/prelude.lua, publishView) and served as stored, so
@@ -57,21 +57,21 @@ describe('the stored status document', () => {
     const job = newJob({ source: { filename: 'r\u00e9sum\u00e9 "final".pdf', mediaType: 'application/pdf', size: 99, sha256: 'cd'.repeat(32), originalFilename: '..\\\\/x/r\u00e9sum\u00e9 "final".pdf' } });
     await fixture.store.createJob(job);
     await expectViewMatchesRecord(job.jobId);
-    await fixture.store.start(job, 'extract');
+    await fixture.store.start(job, 'extract', TEST_LEASE);
     await expectViewMatchesRecord(job.jobId);
-    await fixture.store.progress(job, { done: 2, total: 5 }, 'ocr');
+    await fixture.store.progress(job, TEST_LEASE, { done: 2, total: 5 }, 'ocr');
     await expectViewMatchesRecord(job.jobId);
-    await fixture.store.pageDone(job, 3);
+    await fixture.store.pageDone(job, TEST_LEASE, 3);
     await expectViewMatchesRecord(job.jobId);
-    await fixture.store.fail(job, { code: 'ocr_failed', message: 'tesseract said: "no" / \u00e7a \n ne va pas' });
+    await fixture.store.fail(job, { code: 'render_failed', message: 'tesseract said: "no" / \u00e7a \n ne va pas' }, TEST_LEASE);
     await expectViewMatchesRecord(job.jobId);
     await fixture.store.replay(job);
     await expectViewMatchesRecord(job.jobId);
-    await fixture.store.start(job, 'extract', 2);
-    await fixture.store.complete(job, { packageId: 'pkg_view1', size: 4_567_890_123, sha256: 'ef'.repeat(32) });
+    await fixture.store.start(job, 'extract', { ...TEST_LEASE, series: 2 });
+    await fixture.store.complete(job, { ...TEST_LEASE, series: 2 }, { packageId: 'pkg_view1', size: 4_567_890_123, sha256: 'ef'.repeat(32) });
     await expectViewMatchesRecord(job.jobId);
     const { view } = await storedView(job.jobId);
-    expect(view).toMatchObject({ status: 'done', series: 2, history: [{ series: 1, code: 'ocr_failed', phase: 'ocr' }] });
+    expect(view).toMatchObject({ status: 'done', series: 2, history: [{ series: 1, code: 'render_failed', phase: 'ocr' }] });
     // Readable as text too: members in a fixed order, slashes not escaped.
     const json = (await fixture.store.getJobView(job.jobId))?.json ?? '';
     expect(json).toMatch(/^\{"jobId":"job_view\d+","status":"done","phase":"view_ready","progress":/);
@@ -94,9 +94,9 @@ describe('the stored status document', () => {
   it('is left alone by lease renewals, which change nothing a client sees', async () => {
     const job = newJob();
     await fixture.store.createJob(job);
-    await fixture.store.start(job, 'extract');
+    await fixture.store.start(job, 'extract', TEST_LEASE);
     const before = await fixture.redis.hget(fixture.store.jobKey(job.jobId), 'view');
-    await fixture.store.heartbeat(job);
+    await fixture.store.heartbeat(job, TEST_LEASE);
     expect(await fixture.redis.hget(fixture.store.jobKey(job.jobId), 'view')).toBe(before);
   });
 });

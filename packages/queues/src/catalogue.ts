@@ -62,6 +62,22 @@ export interface LeaseSettings {
   maxStartedAttempts: number;
 }
 
+/**
+ * What the consumer's BullMQ Worker is given. The poison bounds (maxStalledCount,
+ * maxStartedAttempts) are enforced by the runner itself, when it picks the job up, so that a
+ * poison job's failure is recorded on the one path every final failure takes (the processor);
+ * BullMQ's own bounds, which fail a job without running the processor, sit one above ours as a
+ * backstop that never fires first.
+ */
+export function bullWorkerLeaseOptions(settings: LeaseSettings): LeaseSettings {
+  return {
+    lockDuration: settings.lockDuration,
+    stalledInterval: settings.stalledInterval,
+    maxStalledCount: settings.maxStalledCount + 1,
+    maxStartedAttempts: settings.maxStartedAttempts > 0 ? settings.maxStartedAttempts + 1 : 0,
+  };
+}
+
 /** A queue's lease settings, with the deployment's global overrides (LOCK_DURATION_MS, STALLED_INTERVAL_MS) applied. */
 export function leaseSettings(stage: QueueName, overrides: { lockDurationMs: number | undefined; stalledIntervalMs: number | undefined }): LeaseSettings {
   const own = QUEUES[stage].worker;

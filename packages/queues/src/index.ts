@@ -6,6 +6,7 @@ export {
   RENDITION_PART,
   deadLetterQueueName,
   leaseSettings,
+  bullWorkerLeaseOptions,
   type LeaseSettings,
   type QueueName,
   type PayloadOf,

@@ -7,8 +7,10 @@ import { z } from 'zod';
  * an update, never a second schedule (schedules re-created at every start would pile up, one more
  * run per tick with each deploy). `npm run ops -- schedulers` lists them and flags duplicates.
  *
- * - sweeper (default every 60 s): fails records left `processing` whose lease lapsed and for which no
- *   queue holds a live job, and `queued` records older than 5 minutes with no queued job (orphans).
+ * - sweeper (default every 60 s): reads the live-lease index's expired entries only (never every
+ *   record) and fails records that no queue will finish: a lapsed consumer lease whose own stage
+ *   job is gone, or a record waiting more than 5 minutes, when neither the document's extract nor its
+ *   assemble job is live (orphans).
  * - janitor (default every 10 min): removes expired packages, unreferenced blobs past their grace
  *   period, and stale spool files.
  * - one attempt, no retry: the next tick is the retry; completed/failed runs kept briefly for Bull Board.

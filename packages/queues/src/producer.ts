@@ -45,8 +45,15 @@ export class QueueProducer {
   queue(name: QueueName): Queue {
     let queue = this.queues.get(name);
     if (!queue) {
-      queue = this.watched(new Queue(QUEUES[name].name, { connection: this.connection, prefix: bullPrefix(this.prefix) }));
-      this.queues.set(name, queue);
+      const created = this.watched(new Queue(QUEUES[name].name, { connection: this.connection, prefix: bullPrefix(this.prefix) }));
+      this.queues.set(name, created);
+      // A BullMQ Queue whose setup failed (its first commands timed out: a loaded host, a Redis
+      // blip) fails every later add with the same error. Forget it, so that the next add builds a
+      // new one instead of the API answering 503 until it restarts. (The error was reported.)
+      created.waitUntilReady().catch(() => {
+        if (this.queues.get(name) === created) this.queues.delete(name);
+      });
+      queue = created;
     }
     return queue;
   }
@@ -83,7 +90,14 @@ export class QueueProducer {
         children: child.children?.map(toFlowJob),
       };
     };
-    this.flows ??= this.watched(new FlowProducer({ connection: this.connection, prefix: bullPrefix(this.prefix) }));
+    if (!this.flows) {
+      const created = this.watched(new FlowProducer({ connection: this.connection, prefix: bullPrefix(this.prefix) }));
+      this.flows = created;
+      // As for queue(): a FlowProducer whose setup failed is forgotten, not kept failing.
+      created.waitUntilReady().catch(() => {
+        if (this.flows === created) this.flows = undefined;
+      });
+    }
     await this.flows.add({
       name: 'assemble',
       queueName: QUEUES.assemble.name,

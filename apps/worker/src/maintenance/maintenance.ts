@@ -1,6 +1,6 @@
 import { Queue, Worker, type Job } from 'bullmq';
 import type { Config } from '@readpack/config';
-import type { JobStateStore } from '@readpack/job-state';
+import { QUEUED_GRACE_MS, type JobStateStore } from '@readpack/job-state';
 import type { Logger } from '@readpack/logging';
 import type { Storage } from '@readpack/package-store';
 import { bullPrefix, MAINTENANCE_QUEUE, maintenanceJobOptions, maintenancePayload, QUEUES, type MaintenanceTask, type QueueName } from '@readpack/queues';
@@ -44,9 +44,9 @@ export async function startMaintenance(deps: {
     async (job: Job) => {
       const { task } = maintenancePayload.parse(job.data);
       if (task === 'sweeper') {
-        const report = await sweepOrphans(deps.state, stageQueues);
+        const report = await sweepOrphans(deps.state, stageQueues, { recheckMs: QUEUED_GRACE_MS });
         if (report.orphaned.length > 0) logger.warn('sweeper failed orphaned jobs', { stage: 'maintenance', jobIds: report.orphaned });
-        return { scanned: report.scanned, orphaned: report.orphaned.length };
+        return { examined: report.examined, rearmed: report.rearmed, forgotten: report.forgotten, orphaned: report.orphaned.length };
       }
       const report = await cleanExpired(deps.state, deps.storage, { blobGraceMs: grace, spoolGraceMs: 3_600_000, packageGraceMs: 3_600_000 });
       const { problems, ...counts } = report;

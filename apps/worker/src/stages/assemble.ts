@@ -1,5 +1,7 @@
 import { mineruBlocks } from '@readpack/mineru-client';
-import { tablesOf, type ParsedPage } from '@readpack/parsers';
+// The document helpers alone: the parsers' index would load every parser into the assemble consumer.
+import { tablesOf } from '@readpack/parsers/document';
+import type { ParsedPage } from '@readpack/parsers';
 import {
   assetPath,
   blocksText,
@@ -18,8 +20,9 @@ import {
 } from '@readpack/reading-package';
 import type { AssemblePayload } from '@readpack/queues';
 import type { Extraction } from '../extraction.js';
-import { PermanentFailure } from '../failures.js';
-import type { StageContext, StageHandler } from '../stage.js';
+import { childValues, type ChildFailed, type ChildOutcome } from '../child-results.js';
+import { PermanentFailure, TransientFailure } from '../failures.js';
+import { defineStage, type StageContext } from '../stage.js';
 import type { MineruChildResult, StoredMineruDocument } from './mineru.js';
 import type { PageChildResult, StoredOcrPage } from './ocr.js';
 import { choosePageReading } from '../page-choice.js';
@@ -34,7 +37,7 @@ import { choosePageReading } from '../page-choice.js';
  * the payload and the stored inputs (no clocks, no randomness), the package store writes it
  * atomically under the job's own id, and `complete` ignores a record already terminal.
  */
-export const assembleStage: StageHandler<'assemble'> = {
+export const assembleStage = defineStage({
   stage: 'assemble',
   phase: 'assemble',
   needs: [],
@@ -43,7 +46,7 @@ export const assembleStage: StageHandler<'assemble'> = {
     const { storage, state, logger } = ctx;
     const children = await childOutcomes(ctx);
     const extraction = payload.extraction ? await readJson<Extraction>(ctx, payload.extraction.sha256) : undefined;
-    const mineru = children.results.find((r): r is MineruChildResult => (r as MineruChildResult | undefined)?.kind === 'mineru');
+    const mineru = children.results.find((r): r is MineruChildResult => r.kind === 'mineru');
     const mineruFailure = children.failures.find((f) => f.stage === 'mineru');
 
     let manifest: PackageManifest;
@@ -53,7 +56,7 @@ export const assembleStage: StageHandler<'assemble'> = {
       throw new PermanentFailure(mineruFailure.code, mineruFailure.message);
     } else if (extraction) {
       const ocrPages = await Promise.all(
-        children.results.filter((r): r is PageChildResult => (r as PageChildResult | undefined)?.kind === 'page').map((r) => readJson<StoredOcrPage>(ctx, r.resultSha256)),
+        children.results.filter((r): r is PageChildResult => r.kind === 'page').map((r) => readJson<StoredOcrPage>(ctx, r.resultSha256)),
       );
       const pageFailures = children.failures.filter((f) => f.stage === 'ocr' && f.page !== undefined);
       manifest = fromExtraction(payload, extraction, ocrPages, pageFailures);
@@ -67,30 +70,30 @@ export const assembleStage: StageHandler<'assemble'> = {
     const result = await state.complete(payload, written);
     logger.info('package written', { packageId: written.packageId, size: written.size, sha256: written.sha256, recorded: result.applied, fallback: manifest.fallback?.reason.code });
   },
-};
+});
 
-interface ChildFailure {
-  stage: string;
-  /** For page children: the 0-based page. */
-  page?: number;
-  code: string;
-  message: string;
-}
+type ChildFailure = ChildFailed;
+type ChildResult = PageChildResult | MineruChildResult;
 
-/** Children's return values, and the failures BullMQ let the parent go on without. */
-async function childOutcomes({ job }: StageContext): Promise<{ results: unknown[]; failures: ChildFailure[] }> {
-  const values = await job.getChildrenValues();
-  const ignored = await job.getIgnoredChildrenFailures();
-  const failures = Object.entries(ignored).map(([key, reason]) => {
-    // Keys look like `<prefix>:<queue>:<jobId>`; reasons like `<code>: <message>` for our own failures.
-    const stage = key.split(':').at(-2) ?? 'unknown';
-    const coded = /^([a-z_]+): (.*)$/s.exec(reason);
-    const page = /-p(\d+)(?:-s\d+)?$/.exec(key)?.[1];
-    const failure: ChildFailure = { stage, code: coded?.[1] ?? `${stage}_unavailable`, message: coded?.[2] ?? reason };
-    if (page !== undefined) failure.page = Number(page);
-    return failure;
-  });
-  return { results: Object.values(values), failures };
+/**
+ * Every child's outcome, read from its return value: a result, or a typed failure (ChildFailed,
+ * which the runner returns for a child that failed for good). A child BullMQ failed without a
+ * value (past its own poison bound, which sits above ours) is not something assemble can place
+ * in the document: the job is retried and, if that persists, dead-lettered as `internal_error`.
+ */
+async function childOutcomes({ job }: StageContext): Promise<{ results: ChildResult[]; failures: ChildFailure[] }> {
+  const values = await childValues<ChildOutcome<PageChildResult> | ChildOutcome<MineruChildResult>>(job);
+  const without = Object.keys(await job.getIgnoredChildrenFailures()).length;
+  if (without > 0) throw new TransientFailure('internal_error', `${without} child job(s) of this document failed without a result.`);
+  const results: ChildResult[] = [];
+  const failures: ChildFailure[] = [];
+  for (const value of values) {
+    // null: a child that found the job already ended (or replayed) and did nothing.
+    if (!value) continue;
+    if (value.ok) results.push(value);
+    else failures.push(value);
+  }
+  return { results, failures };
 }
 
 async function readJson<T>({ storage }: StageContext, sha256: string): Promise<T> {

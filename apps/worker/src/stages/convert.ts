@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { jobRefFields, RENDITION_PART, type RenditionRef } from '@readpack/queues';
 import { ConversionError } from '../libreoffice.js';
 import { PermanentFailure } from '../failures.js';
-import type { StageHandler } from '../stage.js';
+import { defineStage } from '../stage.js';
 
 /**
  * The extension LibreOffice needs to pick its import filter (it guesses from the name before the
@@ -32,7 +32,7 @@ export const CONVERTED_MEDIA_TYPES: readonly string[] = Object.keys(EXTENSIONS).
  * takeover) re-uses the stored PDF instead of converting again, and the extract job id is
  * derived from the job id, so adding it twice adds it once.
  */
-export const convertStage: StageHandler<'convert'> = {
+export const convertStage = defineStage({
   stage: 'convert',
   // The record's phase is `extract` for the whole of reading the document: conversion is the
   // first half of it for these formats (the phase list is shared by every job and only moves forward).
@@ -40,9 +40,7 @@ export const convertStage: StageHandler<'convert'> = {
   needs: ['libreoffice'],
   failureOwner: 'job',
   async handle(payload, ctx) {
-    const { storage, producer, logger, job } = ctx;
-    const libreoffice = ctx.libreoffice;
-    if (!libreoffice) throw new Error('convert needs LibreOffice');
+    const { storage, producer, logger, job, libreoffice } = ctx;
     if (!(await storage.blobs.has(payload.source.sha256))) {
       throw new PermanentFailure('source_missing', 'The uploaded file is no longer stored; upload it again.');
     }
@@ -81,4 +79,4 @@ export const convertStage: StageHandler<'convert'> = {
     );
     return { pdf: pdf.sha256 };
   },
-};
+});

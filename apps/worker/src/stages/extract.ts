@@ -1,5 +1,6 @@
 import { jobRefFields, type ExtractPayload, type FlowChild, type RenditionRef, type SourceRef } from '@readpack/queues';
-import { TESSERACT_VERSION } from '@readpack/ocr';
+// The version constant alone: @readpack/ocr's index would load tesseract.js into the extract consumer.
+import { TESSERACT_VERSION } from '@readpack/ocr/version';
 import { parsedDocument, type ParsedDocument } from '@readpack/parsers';
 import { chooseEngine } from '../engine-choice.js';
 import { pagesNeedingOcr } from '../ocr-routing.js';
@@ -7,7 +8,7 @@ import { pdfPassword } from '../secrets.js';
 import type { Extraction } from '../extraction.js';
 import { classify, PermanentFailure } from '../failures.js';
 import { CONVERTED_MEDIA_TYPES } from './convert.js';
-import type { StageContext, StageHandler } from '../stage.js';
+import { defineStage, type StageContext } from '../stage.js';
 
 /**
  * extract: parse the uploaded document in a parser thread (unless it goes to MinerU only), move
@@ -16,7 +17,7 @@ import type { StageContext, StageHandler } from '../stage.js';
  * chain per page that needs OCR (ocr-routing.ts; an image is one such page). Every id in that
  * flow is derived from the job id, so a re-delivered extract (at-least-once) adds nothing new.
  */
-export const extractStage: StageHandler<'extract'> = {
+export const extractStage = defineStage({
   stage: 'extract',
   phase: 'extract',
   needs: ['parsePool', 'secrets'],
@@ -91,7 +92,7 @@ export const extractStage: StageHandler<'extract'> = {
       ctx.job.opts.priority ? { priority: ctx.job.opts.priority } : {},
     );
   },
-};
+});
 
 /** What extract stored for assemble, and what it read (for routing and the log line). */
 interface StoredExtraction {
@@ -125,8 +126,7 @@ async function imageExtraction({ storage }: StageContext): Promise<StoredExtract
   return { sha256: stored.sha256, document, summary: { parser: 'image', pages: 1 } };
 }
 
-async function extractLocally(sha256: string, mediaType: string, password: string | undefined, { storage, parsePool, config }: StageContext, rendition?: RenditionRef): Promise<StoredExtraction> {
-  if (!parsePool) throw new Error('extract needs the parse pool');
+async function extractLocally(sha256: string, mediaType: string, password: string | undefined, { storage, parsePool, config }: StageContext<'parsePool'>, rendition?: RenditionRef): Promise<StoredExtraction> {
   const input = { path: storage.blobs.pathOf(sha256), mediaType, ...(password === undefined ? {} : { password }) };
   const { zip } = config.limits;
   const parsed = await parsePool.parse(input, {

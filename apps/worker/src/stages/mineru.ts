@@ -1,11 +1,11 @@
 import { Worker } from 'bullmq';
-import type { Config } from '@readpack/config';
-import { isMinerUError, mapMinerUResult, MinerUClient, runTask, type MappedMinerUDocument } from '@readpack/mineru-client';
+import { isMinerUError, mapMinerUResult, runTask, type MappedMinerUDocument } from '@readpack/mineru-client';
 import { PermanentFailure, TransientFailure } from '../failures.js';
-import type { StageHandler } from '../stage.js';
+import { defineStage } from '../stage.js';
 
-/** What the mineru child hands its parent: where the mapped result is stored. */
+/** What the mineru child hands its parent: where the mapped result is stored (a ChildFailed instead when it failed for good). */
 export interface MineruChildResult {
+  ok: true;
   kind: 'mineru';
   resultSha256: string;
   version: string;
@@ -15,10 +15,6 @@ export interface MineruChildResult {
 export interface StoredMineruDocument extends Omit<MappedMinerUDocument, 'images'> {
   version: string;
   images: { name: string; mediaType: string; sha256: string; size: number }[];
-}
-
-export function mineruClientFrom(config: Config): MinerUClient | undefined {
-  return config.mineru.url ? new MinerUClient({ baseUrl: config.mineru.url, requestTimeoutMs: config.mineru.requestTimeoutMs }) : undefined;
 }
 
 /**
@@ -31,7 +27,7 @@ export function mineruClientFrom(config: Config): MinerUClient | undefined {
  * attempts and takeovers. 429/503 back off the whole queue without burning an attempt; 5xx,
  * timeouts and an unreachable server are retried by BullMQ; a 400 fails at once.
  */
-export const mineruStage: StageHandler<'mineru'> = {
+export const mineruStage = defineStage({
   stage: 'mineru',
   phase: 'mineru',
   needs: ['mineru'],
@@ -44,8 +40,10 @@ export const mineruStage: StageHandler<'mineru'> = {
     if (!mineru) throw new PermanentFailure('mineru_unavailable', 'MinerU is not configured (MINERU_URL).');
     const ref = { jobId: payload.jobId, batchId: payload.batchId };
     const notes = await state.annotations(payload.jobId);
-    const firstSubmittedAt = Number(notes.mineruSubmittedAt ?? Date.now());
-    const budgetMs = config.mineru.budgetMs - (Date.now() - firstSubmittedAt);
+    // Redis time: the budget spans consumers (a takeover resumes the task), whose clocks may differ.
+    const now = await state.now();
+    const firstSubmittedAt = Number(notes.mineruSubmittedAt ?? now);
+    const budgetMs = config.mineru.budgetMs - (now - firstSubmittedAt);
     if (budgetMs <= 0) throw new PermanentFailure('mineru_timeout', `MinerU did not finish within MINERU_BUDGET_MS (${config.mineru.budgetMs} ms).`);
     try {
       const outcome = await runTask(mineru, {
@@ -69,7 +67,7 @@ export const mineruStage: StageHandler<'mineru'> = {
       for (const image of mapped.images) images.push({ name: image.name, mediaType: image.mediaType, ...(await storage.blobs.putBuffer(image.data)) });
       const stored: StoredMineruDocument = { ...mapped, version: outcome.result.version, images };
       const blob = await storage.blobs.putBuffer(Buffer.from(JSON.stringify(stored)));
-      const result: MineruChildResult = { kind: 'mineru', resultSha256: blob.sha256, version: outcome.result.version };
+      const result: MineruChildResult = { ok: true, kind: 'mineru', resultSha256: blob.sha256, version: outcome.result.version };
       return result;
     } catch (error) {
       if (!isMinerUError(error)) throw error;
@@ -84,7 +82,7 @@ export const mineruStage: StageHandler<'mineru'> = {
       throw new TransientFailure('mineru_unavailable', `MinerU is unavailable: ${error.message}`, { cause: error });
     }
   },
-};
+});
 
 /** MinerU's OCR language names differ from tesseract's; the first language decides. */
 function mineruLang(ocrLang: string): string {

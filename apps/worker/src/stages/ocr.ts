@@ -1,12 +1,15 @@
 import { OcrError, TESSERACT_VERSION, type OcrPage } from '@readpack/ocr';
 import { PROCESS_IDENTITY, type Logger } from '@readpack/logging';
 import type { BBox, FlowBlock, OcrLangSource } from '@readpack/reading-package';
-import { PermanentFailure, TransientFailure } from '../failures.js';
+import { childValues } from '../child-results.js';
+import { permanentOcrCode, PermanentFailure, TransientFailure } from '../failures.js';
 import type { RenderedPageRefs } from '../render-task.js';
-import type { StageContext, StageHandler } from '../stage.js';
+import { defineStage, type StageContext } from '../stage.js';
+import type { RenderChildValue } from './render.js';
 
-/** What a page's OCR job hands the document's assemble job. */
+/** What a page's OCR job hands the document's assemble job (a ChildFailed instead when it failed for good). */
 export interface PageChildResult {
+  ok: true;
   kind: 'page';
   page: number;
   resultSha256: string;
@@ -39,16 +42,18 @@ export interface StoredOcrPage {
  * render job is its child: its return value says where the pixels are; if it failed for good, the
  * page fails with the render's code. Either way the page counts towards the document's progress.
  */
-export const ocrStage: StageHandler<'ocr'> = {
+export const ocrStage = defineStage({
   stage: 'ocr',
   phase: 'ocr',
   needs: ['ocr'],
   failureOwner: 'parent',
   async handle(payload, ctx): Promise<PageChildResult> {
-    const { ocr, storage, state, job } = ctx;
-    if (!ocr) throw new Error('ocr needs the OCR engine');
-    const rendered = Object.values(await job.getChildrenValues())[0] as RenderedPageRefs | undefined;
-    if (!rendered) throw renderFailure(await job.getIgnoredChildrenFailures());
+    const { storage, state, job } = ctx;
+    const [render] = await childValues<RenderChildValue>(job);
+    // Every render ends with a value (a typed failure included); none means BullMQ failed it past its own bound.
+    if (!render) throw new TransientFailure('internal_error', 'The page\'s render job ended without a result.');
+    if (!render.ok) throw new PermanentFailure(render.code, render.message);
+    const rendered = render.refs;
     if (!(await storage.blobs.has(rendered.pixels.sha256))) throw new TransientFailure('internal_error', 'The rendered page is missing from the blob store.');
     const page = await recognize(ctx, await storage.blobs.readBuffer(rendered.pixels.sha256), payload.options.ocrLang);
     const lines = page.lines.map((l) => ({ text: l.text, confidence: Math.round(l.confidence), bbox: toPageUnits(l.bbox, rendered) }));
@@ -70,18 +75,18 @@ export const ocrStage: StageHandler<'ocr'> = {
     };
     const blob = await storage.blobs.putBuffer(Buffer.from(JSON.stringify(stored)));
     await state.pageDone(payload, payload.page);
-    return { kind: 'page', page: payload.page, resultSha256: blob.sha256 };
+    return { ok: true, kind: 'page', page: payload.page, resultSha256: blob.sha256 };
   },
   async onGaveUp(payload, { state }) {
     await state.pageDone(payload, payload.page);
   },
-};
+});
 
 const ENGINE = { parser: 'tesseract.js', version: TESSERACT_VERSION };
 
-async function recognize(ctx: StageContext, pgm: Buffer, lang: string): Promise<OcrPage> {
+async function recognize(ctx: StageContext<'ocr'>, pgm: Buffer, lang: string): Promise<OcrPage> {
   try {
-    return await ctx.ocr!.recognize(pgm, { lang });
+    return await ctx.ocr.recognize(pgm, { lang });
   } catch (error) {
     if (error instanceof OcrError) {
       const failure = ocrFailure(error, lang, ctx.logger);
@@ -96,12 +101,13 @@ async function recognize(ctx: StageContext, pgm: Buffer, lang: string): Promise<
  * directories it searched: that is for the operator's log, while the tenant is told what to do.
  */
 export function ocrFailure(error: OcrError, lang: string, logger: Logger): PermanentFailure | undefined {
+  const code = permanentOcrCode(error.code);
   const forTenant = TENANT_MESSAGES[error.code];
-  if (!forTenant) return undefined;
+  if (!code || !forTenant) return undefined;
   if (error.code === 'language_data_missing' || error.code === 'language_data_invalid') {
     logger.warn('OCR language data is not usable on this server', { code: error.code, lang, detail: error.message });
   }
-  return new PermanentFailure(`ocr_${error.code}`, forTenant(lang));
+  return new PermanentFailure(code, forTenant(lang));
 }
 
 const TENANT_MESSAGES: Partial<Record<OcrError['code'], (lang: string) => string>> = {
@@ -110,12 +116,6 @@ const TENANT_MESSAGES: Partial<Record<OcrError['code'], (lang: string) => string
   invalid_language: (lang) => `"${lang}" is not an OCR language code: use codes such as eng or chi_sim, joined with +.`,
   invalid_image: () => 'The page image could not be read for OCR.',
 };
-
-function renderFailure(failures: Record<string, string>): PermanentFailure {
-  const reason = Object.values(failures)[0] ?? 'render_failed: the page could not be rendered';
-  const coded = /^([a-z_]+): (.*)$/s.exec(reason);
-  return new PermanentFailure(coded?.[1] ?? 'render_failed', coded?.[2] ?? reason);
-}
 
 function unionBox(lines: { bbox: BBox }[]): { bbox?: BBox } {
   if (lines.length === 0) return {};

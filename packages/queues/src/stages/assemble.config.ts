@@ -6,8 +6,8 @@ import type { QueueDefinition } from '../definition.js';
  *
  * - attempts 5, exponential backoff from 1 s: the work is small disk I/O and idempotent (same
  *   bytes on re-run), so retrying generously is safe and cheap.
- * - lockDuration 30 s, stalledInterval 15 s: an assemble takes milliseconds; these only bound
- *   the takeover after a crash (lock + 2 × stall interval = 60 s worst case).
+ * - lockDuration 10 s, stalledInterval 4 s: an assemble takes milliseconds; these only bound
+ *   the takeover after a crash (lock + 2 × stall interval = 18 s worst case).
  * - maxStalledCount 2, maxStartedAttempts 7, retention as for extract.
  */
 export const assembleQueue = {
@@ -19,5 +19,5 @@ export const assembleQueue = {
     removeOnComplete: { age: 3_600, count: 1_000 },
     removeOnFail: { age: 7 * 86_400, count: 10_000 },
   },
-  worker: { lockDuration: 30_000, stalledInterval: 15_000, maxStalledCount: 2, maxStartedAttempts: 7 },
+  worker: { lockDuration: 10_000, stalledInterval: 4_000, maxStalledCount: 2, maxStartedAttempts: 7 },
 } as const satisfies QueueDefinition<typeof assemblePayload>;

@@ -7,10 +7,12 @@ import type { QueueDefinition } from '../definition.js';
  * - attempts 3, exponential backoff from 2 s with jitter: a transient failure (disk, Redis blip,
  *   a killed parser thread) gets two more tries spread over ~6 s; a broken document fails at
  *   once instead (UnrecoverableError), so attempts are not wasted on it.
- * - lockDuration 30 s (renewed every 15 s): parsing runs in a worker thread, so the event loop that
- *   renews the lock stays free; 30 s only matters when the process dies.
- * - stalledInterval 15 s: worst-case takeover after a SIGKILL = lockDuration + 2 × stalledInterval = 60 s
- *   (BullMQ's stall-check guard can make one check skip a tick; measured in docs/benchmarks.md).
+ * - lockDuration 10 s (renewed by BullMQ's lock extender every 5 s): parsing runs in a worker
+ *   thread, so the event loop that renews the lock stays free however long a parse takes; the
+ *   lock only bounds how long a dead consumer holds the job.
+ * - stalledInterval 4 s, well under the lock: worst-case takeover after a SIGKILL = lockDuration +
+ *   2 × stalledInterval = 18 s (BullMQ's stall-check guard can make one check skip a tick; p50/p99
+ *   measured by `npm run bench:durability`, docs/benchmarks.md).
  * - maxStalledCount 2: a document that kills its process three times is failed (poison), not looped;
  *   maxStartedAttempts 5 (attempts + stalls) bounds it a second way.
  * - retention: completed jobs for an hour (Bull Board visibility), failed ones for a week.
@@ -24,5 +26,5 @@ export const extractQueue = {
     removeOnComplete: { age: 3_600, count: 1_000 },
     removeOnFail: { age: 7 * 86_400, count: 10_000 },
   },
-  worker: { lockDuration: 30_000, stalledInterval: 15_000, maxStalledCount: 2, maxStartedAttempts: 5 },
+  worker: { lockDuration: 10_000, stalledInterval: 4_000, maxStalledCount: 2, maxStartedAttempts: 5 },
 } as const satisfies QueueDefinition<typeof extractPayload>;

@@ -9,9 +9,10 @@ import type { QueueDefinition } from '../definition.js';
  *   5xx, timeouts and an unreachable server are retried for ≈ 2.5 min in all before the document
  *   is given up as `mineru_unavailable`; a 400 fails at once. 429/503 are NOT attempts: the whole
  *   queue is rate-limited instead (BullMQ RateLimitError).
- * - lockDuration 60 s: the work is waiting on HTTP, the event loop stays free; a dead consumer's
- *   job is taken over within lock + 2 × stall interval = 120 s and RESUMES the same MinerU task (its id
- *   is in the job record), so MinerU never parses a document twice because of us.
+ * - lockDuration 10 s, stalledInterval 4 s: the work is waiting on HTTP, the event loop stays free
+ *   and renews the lock every 5 s; a dead consumer's job is taken over within lock + 2 × stall
+ *   interval = 18 s and RESUMES the same MinerU task (its id is in the job record), so MinerU never
+ *   parses a document twice because of us.
  * - global concurrency (MINERU_MAX_CONCURRENCY, default 2) and a global rate limit
  *   (MINERU_RATE_MAX per MINERU_RATE_WINDOW_MS) hold across every consumer process: MinerU runs few
  *   tasks at once (3 by default) and queues the rest in memory, where a restart loses them.
@@ -27,5 +28,5 @@ export const mineruQueue = {
   },
   // maxStartedAttempts 0 (off): BullMQ counts every rate-limited restart as a start, so a start cap
   // would turn a long 429 period into a failure; the poison bound here is maxStalledCount alone.
-  worker: { lockDuration: 60_000, stalledInterval: 30_000, maxStalledCount: 2, maxStartedAttempts: 0 },
+  worker: { lockDuration: 10_000, stalledInterval: 4_000, maxStalledCount: 2, maxStartedAttempts: 0 },
 } as const satisfies QueueDefinition<typeof mineruPayload>;

@@ -7,8 +7,10 @@ import type { QueueDefinition } from '../definition.js';
  * - attempts 3, exponential backoff from 1 s: a crashed tesseract worker is replaced and the page
  *   tried again; missing or damaged language data fails at once (`ocr_language_data_missing`,
  *   `ocr_language_data_invalid`).
- * - lockDuration 60 s: tesseract runs in its own worker threads, the event loop stays free; a page
- *   takes ~1–3 s, the lock only matters when the process dies (takeover ≤ lock + 2 × stall interval = 120 s).
+ * - lockDuration 10 s, stalledInterval 4 s: tesseract runs in its own worker threads, so the event
+ *   loop that renews the lock (every 5 s) stays free however long a page takes (a 90-second page is
+ *   never taken over while its consumer lives: test/durability/long-page.test.ts); the lock only
+ *   matters when the process dies (takeover ≤ lock + 2 × stall interval = 18 s).
  * - maxStalledCount 2, maxStartedAttempts 5, retention as for render.
  * - concurrency per process = OCR_CONCURRENCY warm workers (≈110 MB each); scale with processes.
  */
@@ -21,5 +23,5 @@ export const ocrQueue = {
     removeOnComplete: { age: 3_600, count: 5_000 },
     removeOnFail: { age: 7 * 86_400, count: 10_000 },
   },
-  worker: { lockDuration: 60_000, stalledInterval: 30_000, maxStalledCount: 2, maxStartedAttempts: 5 },
+  worker: { lockDuration: 10_000, stalledInterval: 4_000, maxStalledCount: 2, maxStartedAttempts: 5 },
 } as const satisfies QueueDefinition<typeof ocrPayload>;

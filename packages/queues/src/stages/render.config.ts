@@ -7,8 +7,9 @@ import type { QueueDefinition } from '../definition.js';
  * - attempts 3, exponential backoff from 1 s: a transient failure (disk, a killed render thread)
  *   is retried; a page pdfjs cannot render fails at once (`render_failed`, `page_too_large`) and its
  *   OCR parent records the page's error.
- * - lockDuration 30 s, stalledInterval 15 s: rendering runs in a worker thread, so the lock renews
- *   even during a slow page; a dead consumer's page is taken over in at most lock + 2 × stall interval = 60 s.
+ * - lockDuration 10 s, stalledInterval 4 s: rendering runs in a worker thread, so the lock renews
+ *   (every 5 s) even during a slow page; a dead consumer's page is taken over in at most
+ *   lock + 2 × stall interval = 18 s.
  * - maxStalledCount 2, maxStartedAttempts 5: a page that keeps killing its process ends failed.
  * - pages are children of their document's flow, so they are removed with it; completed page jobs
  *   are kept briefly (Bull Board).
@@ -22,5 +23,5 @@ export const renderQueue = {
     removeOnComplete: { age: 3_600, count: 5_000 },
     removeOnFail: { age: 7 * 86_400, count: 10_000 },
   },
-  worker: { lockDuration: 30_000, stalledInterval: 15_000, maxStalledCount: 2, maxStartedAttempts: 5 },
+  worker: { lockDuration: 10_000, stalledInterval: 4_000, maxStalledCount: 2, maxStartedAttempts: 5 },
 } as const satisfies QueueDefinition<typeof renderPayload>;
