@@ -20,11 +20,11 @@ async function librariesOf(stage: string): Promise<string[]> {
 }
 
 describe('a consumer loads the libraries of its own stage only', () => {
-  it('tesseract.js only in the OCR consumer, the parsers (mammoth) only in the extract consumer', async () => {
+  it('tesseract.js only in the OCR consumer, the parsers (word-extractor, the DOC reader) only in the extract consumer', async () => {
     const loaded = Object.fromEntries(await Promise.all(['extract', 'render', 'ocr', 'mineru', 'assemble'].map(async (s) => [s, await librariesOf(s)] as const)));
     for (const [stage, libraries] of Object.entries(loaded)) {
       expect({ stage, tesseract: libraries.includes('tesseract.js') }).toEqual({ stage, tesseract: stage === 'ocr' });
-      expect({ stage, parsers: libraries.includes('mammoth') }).toEqual({ stage, parsers: stage === 'extract' });
+      expect({ stage, parsers: libraries.includes('word-extractor') }).toEqual({ stage, parsers: stage === 'extract' });
     }
   });
 });
