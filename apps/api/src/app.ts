@@ -9,6 +9,7 @@ import { refuseUndecodablePaths } from './http/request-target.js';
 import { adminSecurityHeaders, apiSecurityHeaders, corsPolicy } from './http/security-headers.js';
 import { servedBy } from './http/served-by.js';
 import { filesRouter, isUploadRequest } from './routes/files.js';
+import { docsRouter } from './routes/docs.js';
 import { healthRouter } from './routes/health.js';
 import { packagesRouter } from './routes/packages.js';
 import { JOB_STATUS_PATH, jobStatus, statusRouter } from './routes/status.js';
@@ -42,6 +43,8 @@ export function createApp(ctx: ApiContext): Express {
   app.use(webAppRouter(ctx));
   app.use(...apiGuards);
   app.use(healthRouter(ctx));
+  // Before the tenant check: the API's description is public.
+  app.use(docsRouter());
   app.use('/api', ...auth);
   app.use(statusRouter(ctx));
   app.use(filesRouter(ctx));
