@@ -21,32 +21,26 @@ function readingPackageSchema(): Json {
   return schema;
 }
 
-/** Converts every schema of the table in one pass: named schemas (`.meta({id})`) become components, the rest inline. */
-function convert(): { components: Record<string, Json>; inline: Map<z.ZodType, Json> } {
+const strip = ({ $schema: _dialect, $id: _id, ...rest }: Json): Json => rest;
+
+/**
+ * Named schemas (`.meta({id})`) become components, converted in one pass so they reference each
+ * other; only they go in the registry, or an unnamed schema used inside one (an id) would be
+ * pulled out as a component of its own. The rest (path parameters) are converted inline.
+ */
+function convert(): { components: Record<string, Json>; inline: (schema: z.ZodType) => Json } {
   const registry = z.registry<{ id: string }>();
-  const inlineIds = new Map<z.ZodType, string>();
   const add = (schema: z.ZodType) => {
     const named = z.globalRegistry.get(schema)?.id;
-    if (named) {
-      if (!registry.has(schema)) registry.add(schema, { id: named });
-      return;
-    }
-    if (!inlineIds.has(schema)) {
-      const id = `__inline${inlineIds.size}`;
-      inlineIds.set(schema, id);
-      registry.add(schema, { id });
-    }
+    if (named && !registry.has(schema)) registry.add(schema, { id: named });
   };
   for (const op of OPERATIONS) {
-    for (const schema of Object.values(op.params ?? {})) add(schema);
     if (op.form) add(op.form);
     for (const response of Object.values(op.responses)) if ('json' in response.body) add(response.body.json);
   }
   const out = z.toJSONSchema(registry, { target: 'draft-2020-12', io: 'output', uri: (id) => `${COMPONENTS}${id}` }).schemas as Record<string, Json>;
-  const strip = ({ $schema: _dialect, $id: _id, ...rest }: Json): Json => rest;
-  const components: Record<string, Json> = {};
-  for (const [id, schema] of Object.entries(out)) if (!id.startsWith('__inline')) components[id] = strip(schema);
-  const inline = new Map([...inlineIds].map(([schema, id]) => [schema, strip(out[id]!)] as const));
+  const components = Object.fromEntries(Object.entries(out).map(([id, schema]) => [id, strip(schema)]));
+  const inline = (schema: z.ZodType) => strip(z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'output' }) as Json);
   return { components, inline };
 }
 
@@ -54,7 +48,7 @@ export function buildOpenApiDocument(): Json {
   const { components, inline } = convert();
   const schemaOf = (schema: z.ZodType): Json => {
     const named = z.globalRegistry.get(schema)?.id;
-    return named ? { $ref: `${COMPONENTS}${named}` } : inline.get(schema)!;
+    return named ? { $ref: `${COMPONENTS}${named}` } : inline(schema);
   };
   const content = (body: Body): Json | undefined => {
     if ('json' in body) return { 'application/json': { schema: schemaOf(body.json) } };
