@@ -16,6 +16,7 @@ import { ParsePool } from './parse-pool.js';
 import { RenderPool } from './render-pool.js';
 import type { StageHandler, StageServices } from './stage.js';
 import { handlerFor } from './stages/index.js';
+import { startConsumerMetrics } from './metrics.js';
 import { mineruClientFrom } from './stages/mineru.js';
 
 export interface RunningConsumer {
@@ -112,6 +113,7 @@ export async function startConsumer(stage: Stage, config: Config, logger: Logger
     ...handler.workerOptions?.(config),
   });
   ctx.worker = worker;
+  const metrics = startConsumerMetrics({ stage, worker, concurrency, connection, prefix: config.redis.prefix, identity: PROCESS_IDENTITY, logger, state });
   worker.on('error', (error) => logger.error('worker error', { stage, error: error.message }));
   worker.on('stalled', (jobId) => logger.warn('job stalled; taking it over', { stage, bullJobId: jobId }));
   // Failures that never reach the processor's catch — a job whose stall count ran out, or that
@@ -143,6 +145,7 @@ export async function startConsumer(stage: Stage, config: Config, logger: Logger
       }
       // Availability lapses with its TTL rather than being deleted: other convert consumers may still run.
       clearInterval(converterBeat);
+      await metrics.close();
       await Promise.all([deadLetterWorker.close(), maintenance.close()]);
       await Promise.all([services.parsePool?.close(), services.renderPool?.close(), services.ocr?.close(), services.libreoffice?.close()]);
       await Promise.all([producer.close(), ctx.deadLetters.close()]);
