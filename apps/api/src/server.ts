@@ -59,7 +59,7 @@ export async function startApi(config: Config, logger: Logger = createLogger({ l
       // An active job lives at most this long without a heartbeat; an idle tenant's set goes with it.
       ttlSeconds: config.ttl.queuedSeconds + config.ttl.processingSeconds,
     }),
-    metrics: { http, httpText: clusterHttpMetrics(http.registry), fleet: new FleetMetrics(redis, config.redis.prefix, () => producer.opsQueues(), logger) },
+    metrics: { http, httpText: clusterHttpMetrics(http.registry, logger), fleet: new FleetMetrics(redis, config.redis.prefix, () => producer.opsQueues(), logger) },
   };
   const app = createApp(ctx);
   const server = await new Promise<Server>((resolveServer, reject) => {

@@ -2,6 +2,7 @@ import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { AggregatorRegistry, Gauge, Registry, type MetricObjectWithValues, type MetricValue } from 'prom-client';
 import type { Logger } from '@readpack/logging';
+import { Recent } from './recent.js';
 import { CONSUMER_METRICS_TTL_MS, consumerMetricsIndexKey, stageOfConsumerMetricsKey } from '@readpack/queues';
 
 /** A scrape reads Redis at most this often; answers in between are the last reading. */
@@ -19,31 +20,26 @@ type Snapshot = MetricObjectWithValues<MetricValue<string>>[];
  * and refreshed in the background, so a scrape answers from memory and stays cheap.
  */
 export class FleetMetrics {
-  private text: string | undefined;
-  private readAt = 0;
-  private refreshing: Promise<string> | undefined;
+  private readonly recent: Recent<string>;
 
   constructor(
     private readonly redis: Redis,
     private readonly prefix: string,
     private readonly queues: () => Queue[],
-    private readonly logger: Logger,
-  ) {}
-
-  /** The last reading; a stale one is answered at once while a new one is taken. */
-  async exposition(): Promise<string> {
-    if (this.text !== undefined && performance.now() - this.readAt < FRESH_MS) return this.text;
-    const refresh = (this.refreshing ??= this.read().finally(() => (this.refreshing = undefined)));
-    if (this.text === undefined) return refresh;
-    refresh.catch((error: unknown) => this.logger.warn('could not read fleet metrics; answering the last reading', { error: String(error) }));
-    return this.text;
+    logger: Logger,
+  ) {
+    this.recent = new Recent(
+      async () => {
+        const [queueText, consumersText] = await Promise.all([this.queueDepths(), this.consumers()]);
+        return queueText + consumersText;
+      },
+      FRESH_MS,
+      (error) => logger.warn('could not read fleet metrics; answering the last reading', { error: String(error) }),
+    );
   }
 
-  private async read(): Promise<string> {
-    const [queueText, consumersText] = await Promise.all([this.queueDepths(), this.consumers()]);
-    this.text = queueText + consumersText;
-    this.readAt = performance.now();
-    return this.text;
+  exposition(): Promise<string> {
+    return this.recent.get();
   }
 
   private async queueDepths(): Promise<string> {
