@@ -2,11 +2,15 @@ import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { corpusManifest, fixturePath, waitFor } from '@readpack/testing';
 import { pollUntilTerminal, startPipeline, upload, type Pipeline } from '../../../test/harness.js';
+import { checkResponsesAgainstOpenApi } from '../../../test/support/openapi.js';
 
 /*
  * /metrics after a run of the corpus: its counts and histograms must be what ran. The scrape's
  * cost is measured and printed (timing goals belong in benches, not in assertions).
  */
+
+// The uploads, polls and packages of the run are checked against the OpenAPI document too.
+checkResponsesAgainstOpenApi();
 
 type Sample = { name: string; labels: Record<string, string>; value: number };
 
@@ -90,6 +94,14 @@ describe('/metrics after a corpus run', () => {
     }
     expect(total(samples, 'readpack_queue_jobs', { state: 'active' })).toBe(0);
     expect(total(samples, 'readpack_dlq_jobs', { queue: 'extract-dlq' })).toBe(1);
+  });
+
+  it('has every metric the Grafana dashboard (docs/grafana-dashboard.json) queries', async () => {
+    const names = new Set((await scrape()).map((s) => s.name));
+    const dashboard = await readFile(new URL('../../../docs/grafana-dashboard.json', import.meta.url), 'utf8');
+    const queried = new Set(dashboard.match(/readpack_[a-z_]+/g) ?? []);
+    expect(queried.size).toBeGreaterThan(8);
+    for (const name of queried) expect([name, names.has(name)]).toEqual([name, true]);
   });
 
   it('is guarded like Bull Board', async () => {

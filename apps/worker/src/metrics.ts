@@ -53,6 +53,13 @@ export function startConsumerMetrics({ stage, worker, concurrency, connection, p
   const slots = new Gauge({ name: 'readpack_stage_concurrency', help: 'Jobs a stage may run at once, summed over its consumers.', labelNames: ['stage'], registers: [registry] });
   slots.set(labels, concurrency);
   active.set(labels, 0);
+  // Series exist from the start (at 0): rate() and increase() need a first sample to count from.
+  takeovers.inc(labels, 0);
+  pages.inc(labels, 0);
+  for (const outcome of ['completed', 'failed']) {
+    jobs.inc({ stage, outcome }, 0);
+    duration.zero({ stage, outcome });
+  }
 
   // Jobs this process is running and since when (BullMQ keeps no public count); the `failed`
   // event also comes for jobs BullMQ gave up without running them here, which must not count.
