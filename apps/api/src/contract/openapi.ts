@@ -55,6 +55,7 @@ export function buildOpenApiDocument(): Json {
     if ('readingPackage' in body) return { 'application/json': { schema: { $ref: `${COMPONENTS}${PACKAGE}` } } };
     if ('markdown' in body) return { 'text/markdown': { schema: { type: 'string' } } };
     if ('html' in body) return { 'text/html': { schema: { type: 'string' } } };
+    if ('prometheus' in body) return { 'text/plain': { schema: { type: 'string' } } };
     if ('binary' in body) return { '*/*': { schema: { type: 'string', contentMediaType: 'application/octet-stream' } } };
     return undefined;
   };
@@ -66,7 +67,7 @@ export function buildOpenApiDocument(): Json {
   const operation = (op: Operation): Json => ({
     operationId: op.operationId,
     summary: op.summary,
-    ...(op.authenticated ? {} : { security: [] }),
+    ...(op.auth === 'tenant' ? {} : { security: op.auth === 'admin' ? [{ adminToken: [] }] : [] }),
     ...(op.params
       ? { parameters: Object.entries(op.params).map(([name, schema]) => ({ name, in: 'path', required: true, schema: schemaOf(schema), description: (schemaOf(schema).description as string | undefined) ?? name })) }
       : {}),
@@ -86,7 +87,10 @@ export function buildOpenApiDocument(): Json {
     security: [{ apiKey: [] }],
     paths,
     components: {
-      securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'A tenant API key; none in single-tenant dev mode.' } },
+      securitySchemes: {
+        apiKey: { type: 'http', scheme: 'bearer', description: 'A tenant API key; none in single-tenant dev mode.' },
+        adminToken: { type: 'http', scheme: 'bearer', description: '`ADMIN_TOKEN` or `ADMIN_VIEWER_TOKEN` (also as the password of HTTP Basic); loopback needs none in single-tenant dev mode.' },
+      },
       schemas: { ...components, [PACKAGE]: readingPackageSchema() },
     },
   };

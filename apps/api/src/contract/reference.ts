@@ -11,6 +11,7 @@ function bodyLabel(body: Body): string {
   if ('readingPackage' in body) return 'ReadingPackage (reading-package.v2.schema.json)';
   if ('markdown' in body) return 'text/markdown';
   if ('html' in body) return 'text/html';
+  if ('prometheus' in body) return 'text/plain (Prometheus)';
   if ('binary' in body) return 'bytes (the asset\'s media type)';
   if ('none' in body) return '—';
   const id = (body.json.meta() as { id?: string } | undefined)?.id;
@@ -27,7 +28,7 @@ interface Row {
 function rows(): Row[] {
   return OPERATIONS.map((op) => ({
     route: `${op.method.toUpperCase()} ${op.path}`,
-    auth: op.authenticated ? 'API key' : 'none',
+    auth: { tenant: 'API key', admin: 'admin token', none: 'none' }[op.auth],
     summary: op.summary,
     responses: Object.entries(op.responses).map(([status, spec]) => ({ status, body: bodyLabel(spec.body), description: spec.description })),
   }));
