@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { JOB_STATUSES, PHASES, type BatchView, type JobView } from '@readpack/job-state';
 import { documentOptions } from '@readpack/queues';
+import { ID_PATTERNS } from '../ids.js';
 import { HTTP_ERROR_CODES } from './error-codes.js';
 
 /*
@@ -9,9 +10,9 @@ import { HTTP_ERROR_CODES } from './error-codes.js';
  * so the two cannot drift apart.
  */
 
-/** Mirrors ids.ts: 128 random bits, base64url, after a kind prefix. */
-export const jobId = z.string().regex(/^job_[A-Za-z0-9_-]{22}$/).meta({ description: 'A job id (`job_` + 22 base64url characters).' });
-export const batchId = z.string().regex(/^batch_[A-Za-z0-9_-]{22}$/).meta({ description: 'A batch id (`batch_` + 22 base64url characters).' });
+/** ids.ts: 128 random bits, base64url, after a kind prefix. */
+export const jobId = z.string().regex(ID_PATTERNS.job).meta({ description: 'A job id (`job_` + 22 base64url characters).' });
+export const batchId = z.string().regex(ID_PATTERNS.batch).meta({ description: 'A batch id (`batch_` + 22 base64url characters).' });
 export const assetId = z.string().meta({ description: '`<packageId>.<sha256>`, as in the package\'s `assets[].url`.' });
 
 /** The multipart fields of an upload besides the file(s); defaults come from the deployment. */
