@@ -4,6 +4,10 @@ import { Queue } from 'bullmq';
 import { bullPrefix } from '@readpack/queues';
 import { assertValidPackage, connectTestRedis, containsSnippet, corpusManifest, fixturePath } from '@readpack/testing';
 import { pollUntilTerminal, startPipeline, upload, type Pipeline } from './harness.js';
+import { checkResponsesAgainstOpenApi } from './support/openapi.js';
+
+// Every answer these tests fetch must match the OpenAPI document (test/support/openapi.ts).
+checkResponsesAgainstOpenApi();
 
 let pipeline: Pipeline;
 let base: string;

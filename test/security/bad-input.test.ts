@@ -21,6 +21,10 @@ import {
   pngBomb,
   textPdf,
 } from './support/hostile-documents.js';
+import { checkResponsesAgainstOpenApi } from '../support/openapi.js';
+
+// Every answer these tests fetch must match the OpenAPI document (test/support/openapi.ts).
+checkResponsesAgainstOpenApi();
 
 const KEY = 'mallory-key-0123456789abcdef';
 const MiB = 1024 * 1024;

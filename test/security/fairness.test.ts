@@ -5,6 +5,10 @@ import { connectTestRedis, waitFor } from '@readpack/testing';
 import type { Redis } from 'ioredis';
 import { startPipeline, type Pipeline } from '../harness.js';
 import { TenantClient } from './support/client.js';
+import { checkResponsesAgainstOpenApi } from '../support/openapi.js';
+
+// Every answer these tests fetch must match the OpenAPI document (test/support/openapi.ts).
+checkResponsesAgainstOpenApi();
 
 const ALICE_KEY = 'alice-key-fairness-0123456789';
 const BOB_KEY = 'bob-key-fairness-0123456789ab';

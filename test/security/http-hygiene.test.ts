@@ -5,6 +5,10 @@ import { startPipeline, type Pipeline } from '../harness.js';
 import { contentDisposition } from '../../apps/api/src/http/content-disposition.js';
 import { displayName } from '../../apps/api/src/uploads/filenames.js';
 import { errorCode, TenantClient } from './support/client.js';
+import { checkResponsesAgainstOpenApi } from '../support/openapi.js';
+
+// Every answer these tests fetch must match the OpenAPI document (test/support/openapi.ts).
+checkResponsesAgainstOpenApi();
 
 const KEY = 'hygiene-key-0123456789abcdef';
 const ORIGIN = 'https://app.example.com';

@@ -6,6 +6,10 @@ import { connectTestRedis, fixturePath } from '@readpack/testing';
 import type { Redis } from 'ioredis';
 import { startPipeline, type Pipeline } from '../harness.js';
 import { errorCode, TenantClient } from './support/client.js';
+import { checkResponsesAgainstOpenApi } from '../support/openapi.js';
+
+// Every answer these tests fetch must match the OpenAPI document (test/support/openapi.ts).
+checkResponsesAgainstOpenApi();
 
 const ALICE_KEY = 'alice-key-6f1d2c9a0b7e4f3a';
 const BOB_KEY = 'bob-key-93c1e0a7d5b24f68aa';

@@ -5,6 +5,10 @@ import { join } from 'node:path';
 import { connectTestRedis, deleteKeysWithPrefix, testRedisUrl, uniqueName } from '@readpack/testing';
 import { startApiProcesses, type ApiProcess } from './support/api-processes.js';
 import { errorCode, TenantClient } from './support/client.js';
+import { checkResponsesAgainstOpenApi } from '../support/openapi.js';
+
+// Every answer these tests fetch must match the OpenAPI document (test/support/openapi.ts).
+checkResponsesAgainstOpenApi();
 
 const PROCESSES = 4;
 const KEYS = { alice: 'alice-key-limits-0123456789', bob: 'bob-key-limits-0123456789ab', carol: 'carol-key-limits-0123456789' };

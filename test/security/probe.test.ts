@@ -13,6 +13,10 @@ import { startApi, type RunningApi } from '../../apps/api/src/server.js';
 import { testConfig } from '../harness.js';
 import { capturedLogger, type LogRecord } from '../support/captured-logger.js';
 import { errorCode, TenantClient } from './support/client.js';
+import { checkResponsesAgainstOpenApi } from '../support/openapi.js';
+
+// Every answer these tests fetch must match the OpenAPI document (test/support/openapi.ts).
+checkResponsesAgainstOpenApi();
 
 /** node:http, because fetch will not send a Host of our choosing. */
 function requestWithHost(base: string, path: string, host: string, init: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<{ status: number; body: string }> {

@@ -9,10 +9,12 @@ import { refuseUndecodablePaths } from './http/request-target.js';
 import { adminSecurityHeaders, apiSecurityHeaders, corsPolicy } from './http/security-headers.js';
 import { servedBy } from './http/served-by.js';
 import { filesRouter, isUploadRequest } from './routes/files.js';
+import { docsRouter } from './routes/docs.js';
 import { healthRouter } from './routes/health.js';
 import { packagesRouter } from './routes/packages.js';
 import { JOB_STATUS_PATH, jobStatus, statusRouter } from './routes/status.js';
 import { webAppRouter } from './routes/web.js';
+import { METRICS_PATH, metricsRouter } from './metrics/route.js';
 
 /**
  * Middleware order is part of the security model: admin pages have their own headers and
@@ -30,6 +32,8 @@ export function createApp(ctx: ApiContext): Express {
   /** Under /api: the Host every URL in an answer is built from is checked, then the tenant. */
   const auth = [...trustedHost(ctx.config.http.trustedHosts), authenticate(ctx.keys)];
 
+  // First: every answer is counted, refusals included.
+  app.use(ctx.metrics.http.middleware());
   app.use(servedBy);
   // Before any route with parameters is matched (matching decodes them).
   app.use(refuseUndecodablePaths(Router().use(...apiGuards).use('/api', ...auth), ctx.logger));
@@ -38,10 +42,14 @@ export function createApp(ctx: ApiContext): Express {
   app.get(JOB_STATUS_PATH, ...apiGuards, ...auth, jobStatus(ctx));
 
   app.use(BULL_BOARD_PATH, adminSecurityHeaders(), adminGuard(ctx.admin, ctx.keys.devMode), bullBoardRouter(ctx.producer.opsQueues()));
+  // Prometheus: guarded like Bull Board (queue names and fleet sizes are operator information).
+  app.use(METRICS_PATH, adminSecurityHeaders(), adminGuard(ctx.admin, ctx.keys.devMode), metricsRouter(ctx.metrics.httpText, ctx.metrics.fleet));
   // The web app's page and files carry their own CSP (same-origin scripts); misses fall through to the API's 404.
   app.use(webAppRouter(ctx));
   app.use(...apiGuards);
   app.use(healthRouter(ctx));
+  // Before the tenant check: the API's description is public.
+  app.use(docsRouter());
   app.use('/api', ...auth);
   app.use(statusRouter(ctx));
   app.use(filesRouter(ctx));

@@ -5,6 +5,7 @@ import { createLogger } from '@readpack/logging';
 import { AdminCredentials } from './admin/admin-role.js';
 import { ApiKeyRing } from './auth/api-keys.js';
 import { assertPublicUrlConfigured } from './http/base-url.js';
+import { CLUSTER_METRICS_ENV, serveClusterMetrics } from './metrics/cluster-metrics.js';
 
 /**
  * `API_INSTANCES` HTTP servers sharing one port (node:cluster). Used by `npm start` and by the
@@ -49,6 +50,8 @@ let shuttingDown = false;
 let exitCode = 0;
 
 cluster.setupPrimary({ exec: fileURLToPath(new URL('./main.js', import.meta.url)) });
+// /metrics in any worker answers for all of them (metrics/cluster-metrics.ts).
+serveClusterMetrics();
 
 const slots: Slot[] = Array.from({ length: config.http.apiInstances }, (_, index) => ({
   index,
@@ -59,7 +62,7 @@ const slots: Slot[] = Array.from({ length: config.http.apiInstances }, (_, index
 }));
 
 function fork(slot: Slot): void {
-  const worker = cluster.fork();
+  const worker = cluster.fork({ [CLUSTER_METRICS_ENV]: '1' });
   slot.worker = worker;
   slot.startedAt = Date.now();
   worker.once('online', () => logger.info('API worker started', { slot: slot.index, workerPid: worker.process.pid }));

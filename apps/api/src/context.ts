@@ -9,6 +9,8 @@ import type { AdminCredentials } from './admin/admin-role.js';
 import type { ApiKeyRing } from './auth/api-keys.js';
 import type { TenantAdmission } from './limits/active-jobs.js';
 import type { UploadRateLimiter } from './limits/upload-rate.js';
+import type { FleetMetrics } from './metrics/fleet-metrics.js';
+import type { HttpMetrics } from './metrics/http-metrics.js';
 
 /** Everything a request handler may use. Built once per process in server.ts; no job state in memory. */
 export interface ApiContext {
@@ -25,4 +27,6 @@ export interface ApiContext {
   secrets: SecretBox;
   uploadRate: UploadRateLimiter;
   admission: TenantAdmission;
+  /** Prometheus metrics: this process's HTTP registry, the cluster's sum of it, the fleet read from Redis. */
+  metrics: { http: HttpMetrics; httpText: () => Promise<string>; fleet: FleetMetrics };
 }

@@ -8,8 +8,9 @@ export function newId(kind: 'job' | 'batch'): string {
   return `${kind}_${randomBytes(16).toString('base64url')}`;
 }
 
-const ID = /^(job|batch)_[A-Za-z0-9_-]{22}$/;
+/** What newId makes; the OpenAPI document's path parameters use the same patterns (contract/schemas.ts). */
+export const ID_PATTERNS = { job: /^job_[A-Za-z0-9_-]{22}$/, batch: /^batch_[A-Za-z0-9_-]{22}$/ } as const;
 
 export function isWellFormedId(kind: 'job' | 'batch', id: string): boolean {
-  return ID.test(id) && id.startsWith(`${kind}_`);
+  return ID_PATTERNS[kind].test(id);
 }

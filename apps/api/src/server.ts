@@ -15,6 +15,9 @@ import type { ApiContext } from './context.js';
 import { TenantAdmission } from './limits/active-jobs.js';
 import { UploadRateLimiter } from './limits/upload-rate.js';
 import { announceAccessMode } from './startup/dev-mode.js';
+import { clusterHttpMetrics } from './metrics/cluster-metrics.js';
+import { FleetMetrics } from './metrics/fleet-metrics.js';
+import { HttpMetrics } from './metrics/http-metrics.js';
 
 export interface RunningApi {
   server: Server;
@@ -32,6 +35,8 @@ export async function startApi(config: Config, logger: Logger = createLogger({ l
   const redis = createProducerConnection({ url: config.redis.url, commandTimeoutMs: config.redis.commandTimeoutMs }, `readpack-api:${PROCESS_IDENTITY}`);
   // Outages are answered per request (503); the connection's own errors are only logged.
   redis.on('error', (error: Error) => logger.warn('redis connection error', { error: error.message }));
+  const producer = new QueueProducer(redis, config.redis.prefix, { onError: (error) => logger.warn('queue connection error', { error: error.message }) });
+  const http = new HttpMetrics();
   const ctx: ApiContext = {
     config,
     logger,
@@ -42,7 +47,7 @@ export async function startApi(config: Config, logger: Logger = createLogger({ l
       leaseMs: 0, // the API never holds a job; only consumers take leases
       actor: PROCESS_IDENTITY,
     }),
-    producer: new QueueProducer(redis, config.redis.prefix, { onError: (error) => logger.warn('queue connection error', { error: error.message }) }),
+    producer,
     storage: await openStorage(resolve(config.dataDir)),
     keys,
     admin,
@@ -54,6 +59,7 @@ export async function startApi(config: Config, logger: Logger = createLogger({ l
       // An active job lives at most this long without a heartbeat; an idle tenant's set goes with it.
       ttlSeconds: config.ttl.queuedSeconds + config.ttl.processingSeconds,
     }),
+    metrics: { http, httpText: clusterHttpMetrics(http.registry, logger), fleet: new FleetMetrics(redis, config.redis.prefix, () => producer.opsQueues(), logger) },
   };
   const app = createApp(ctx);
   const server = await new Promise<Server>((resolveServer, reject) => {

@@ -6,6 +6,10 @@ import { bullPrefix } from '@readpack/queues';
 import { connectTestRedis, waitFor } from '@readpack/testing';
 import type { Redis } from 'ioredis';
 import { startPipeline, upload, type Pipeline } from '../../../test/harness.js';
+import { checkResponsesAgainstOpenApi } from '../../../test/support/openapi.js';
+
+// Every answer these tests fetch must match the OpenAPI document (test/support/openapi.ts).
+checkResponsesAgainstOpenApi();
 
 // No consumers: these tests look at what the API alone stores and enqueues.
 let pipeline: Pipeline;

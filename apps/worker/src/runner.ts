@@ -16,6 +16,7 @@ import { startMaintenance } from './maintenance/maintenance.js';
 import { closeServices, createServices } from './services.js';
 import type { BaseServices, NeedTypes, StageContext, StageNeed } from './stage.js';
 import { handlerFor, type AnyStageHandler } from './stages/index.js';
+import { startConsumerMetrics } from './metrics.js';
 
 export interface RunningConsumer {
   stage: Stage;
@@ -86,6 +87,7 @@ export async function startConsumer(stage: Stage, config: Config, logger: Logger
     ...handler.workerOptions?.(config),
   });
   ctx.worker = worker;
+  const metrics = startConsumerMetrics({ stage, worker, concurrency: config.stages[stage].concurrency, connection, prefix: config.redis.prefix, identity: PROCESS_IDENTITY, logger, state });
   worker.on('error', (error) => logger.error('worker error', { stage, error: error.message }));
   worker.on('stalled', (jobId) => logger.warn('job stalled; taking it over', { stage, bullJobId: jobId }));
   // Every final failure is recorded by the processor (runJob → finalFailure). BullMQ fails a job
@@ -115,6 +117,7 @@ export async function startConsumer(stage: Stage, config: Config, logger: Logger
       }
       // Availability lapses with its TTL rather than being deleted: other convert consumers may still run.
       clearInterval(converterBeat);
+      await metrics.close();
       await Promise.all([deadLetterWorker.close(), maintenance.close()]);
       await closeServices(needed);
       await Promise.all([producer.close(), ctx.deadLetters.close()]);

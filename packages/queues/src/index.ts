@@ -17,3 +17,4 @@ export { QueueProducer, jobOptionOverrides, type FlowChild } from './producer.js
 export * from './payloads.js';
 export type { DeadLetter } from './dead-letter.js';
 export { CONVERTER_REFRESH_MS, CONVERTER_TTL_SECONDS, converterKey, publishConverter, readConverter, type ConverterInfo } from './converter.js';
+export { CONSUMER_METRICS_PUSH_MS, CONSUMER_METRICS_TTL_MS, consumerMetricsIndexKey, consumerMetricsKey, stageOfConsumerMetricsKey } from './metrics-keys.js';

@@ -3,6 +3,7 @@ import multer from 'multer';
 import { isRedisUnavailableError } from '@readpack/redis';
 import type { Logger } from '@readpack/logging';
 import { BlobTooLargeError } from '@readpack/package-store';
+import type { HttpErrorCode } from '../contract/error-codes.js';
 
 /**
  * An error a client caused or must know about, with its HTTP status and a stable code.
@@ -11,7 +12,7 @@ import { BlobTooLargeError } from '@readpack/package-store';
 export class ApiError extends Error {
   constructor(
     readonly status: number,
-    readonly code: string,
+    readonly code: HttpErrorCode,
     message: string,
     readonly details: Record<string, unknown> = {},
     readonly headers: Record<string, string> = {},
@@ -20,7 +21,7 @@ export class ApiError extends Error {
   }
 }
 
-const MULTER_ERRORS: Record<string, [number, string, string]> = {
+const MULTER_ERRORS: Record<string, [number, HttpErrorCode, string]> = {
   LIMIT_FILE_SIZE: [413, 'file_too_large', 'The file exceeds the upload limit.'],
   LIMIT_FILE_COUNT: [413, 'too_many_files', 'Too many files in one request.'],
   LIMIT_PART_COUNT: [413, 'too_many_parts', 'Too many parts in the multipart body.'],
@@ -121,6 +122,6 @@ function isBodyParseError(error: unknown): boolean {
   return typeof error === 'object' && error !== null && 'type' in error && 'status' in error && (error as { status: number }).status === 400;
 }
 
-export function notFound(code: string, message: string): ApiError {
+export function notFound(code: HttpErrorCode, message: string): ApiError {
   return new ApiError(404, code, message);
 }

@@ -3,6 +3,7 @@ import multer from 'multer';
 import { dedupIdentity, type NewJob } from '@readpack/job-state';
 import { PIPELINE_VERSION, readConverter, type DocumentOptions, type ExtractPayload, type SourceRef } from '@readpack/queues';
 import type { ApiContext } from '../context.js';
+import type { BatchAccepted, UploadAccepted } from '../contract/schemas.js';
 import { baseUrl } from '../http/base-url.js';
 import { ApiError } from '../http/errors.js';
 import { closeStalledBodies } from '../http/idle-body.js';
@@ -82,7 +83,8 @@ export function filesRouter(ctx: ApiContext): Router {
     else logger.info('upload joined a running job', { jobId, stage: 'api', tenant: intake.tenant });
     const statusUrl = `${baseUrl(req, config.http.publicBaseUrl)}/api/files/job/${jobId}`;
     const status = created ? 'queued' : ((await state.getJob(jobId))?.status ?? 'queued');
-    res.status(202).location(statusUrl).json({ jobId, status, statusUrl, deduplicated: !created });
+    const body: UploadAccepted = { jobId, status, statusUrl, deduplicated: !created };
+    res.status(202).location(statusUrl).json(body);
   });
 
   router.post('/api/files/batch', rejectOversized, uploadRate.beforeBody(), stallGuard, many, async (req, res) => {
@@ -101,7 +103,8 @@ export function filesRouter(ctx: ApiContext): Router {
     await Promise.all(jobs.map((job, index) => enqueueOrFail(ctx, job, intake.files[index]!.source, intake, index)));
     logger.info('batch created', { batchId, stage: 'api', tenant: intake.tenant, files: jobs.length, jobIds: jobs.map((j) => j.jobId), priorities: intake.priorities });
     const statusUrl = `${baseUrl(req, config.http.publicBaseUrl)}/api/files/batch/${batchId}`;
-    res.status(202).location(statusUrl).json({ batchId, statusUrl, files });
+    const body: BatchAccepted = { batchId, statusUrl, files };
+    res.status(202).location(statusUrl).json(body);
   });
 
   return router;
