@@ -111,7 +111,10 @@ function startsParagraph(para: Building, line: LineFragment, pitch: number | und
   const bodyLeft = para.lines.length > 1 ? para.bodyLeft : prev.bbox[0];
   // A shorter line centred under the previous one goes on a centred paragraph (a title, a caption).
   const centred = Math.abs(line.bbox[0] + line.bbox[2] - prev.bbox[0] - prev.bbox[2]) < 1.6 * size && line.bbox[2] < prev.bbox[2];
-  if (line.bbox[0] > bodyLeft + 0.8 * size && !centred) return true;
+  // A numbered display heading's second line hangs under its title, past the number (`4 Euklidische
+  // und nichteuklidische` / `Geometrie`).
+  const hanging = para.lines.length === 1 && size >= 1.15 * bodySize && /^\d+(?:\.\d+)*\.?\s/u.test(prev.text) && line.bbox[0] - prev.bbox[0] < 3 * size;
+  if (line.bbox[0] > bodyLeft + 0.8 * size && !centred && !hanging) return true;
   return para.lines.length >= 2 && prev.bbox[2] < right - 4 * size && /[.!?:。．」』]$/u.test(prev.text);
 }
 
