@@ -26,19 +26,24 @@ type Pdfjs = typeof import('pdfjs-dist/legacy/build/pdf.mjs');
 let pdfjsPromise: Promise<Pdfjs> | undefined;
 
 /**
- * Loaded on first use: importing pdfjs costs ~100 ms that other formats never need. The legacy
- * build's core-js replaces `Array.prototype.push` process-wide on Node 20 (V8 there does not throw
- * for a push onto an array whose length is read-only) with a JavaScript version, which made a
- * tenth of a PDF parse's time and slows every other push in the process: the native one is put
- * back, as nothing here pushes onto frozen arrays.
+ * Loaded on first use: importing pdfjs costs ~100 ms that other formats never need. The worker
+ * module is imported here too (pdfjs would import it on the first document), because the legacy
+ * build's core-js, in both modules, replaces `Array.prototype.push` process-wide on Node 20 (V8
+ * there does not throw for a push onto an array whose length is read-only) with a JavaScript
+ * version, which made a tenth of a PDF parse's time and slows every other push in the process:
+ * the native one is put back once both are loaded, as nothing here pushes onto frozen arrays.
  */
 function loadPdfjs(): Promise<Pdfjs> {
-  if (!pdfjsPromise) {
+  pdfjsPromise ??= (async () => {
     const nativePush = Array.prototype.push;
-    pdfjsPromise = import('pdfjs-dist/legacy/build/pdf.mjs').finally(() => {
+    try {
+      const pdfjs = await import('pdfjs-dist/legacy/build/pdf.mjs');
+      await import('pdfjs-dist/legacy/build/pdf.worker.mjs');
+      return pdfjs;
+    } finally {
       if (Array.prototype.push !== nativePush) Object.defineProperty(Array.prototype, 'push', { value: nativePush, writable: true, enumerable: false, configurable: true });
-    });
-  }
+    }
+  })();
   return pdfjsPromise;
 }
 
