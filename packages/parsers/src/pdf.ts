@@ -24,6 +24,7 @@ import { libraryOrigin, packageDir } from './versions.js';
 type Pdfjs = typeof import('pdfjs-dist/legacy/build/pdf.mjs');
 
 let pdfjsPromise: Promise<Pdfjs> | undefined;
+const PDFJS_WORKER: string = 'pdfjs-dist/legacy/build/pdf.worker.mjs';
 
 /**
  * Loaded on first use: importing pdfjs costs ~100 ms that other formats never need. The worker
@@ -38,7 +39,9 @@ function loadPdfjs(): Promise<Pdfjs> {
     const nativePush = Array.prototype.push;
     try {
       const pdfjs = await import('pdfjs-dist/legacy/build/pdf.mjs');
-      await import('pdfjs-dist/legacy/build/pdf.worker.mjs');
+      // Imported for its side effect only (it sets `globalThis.pdfjsWorker`, which pdfjs's
+      // in-process worker then uses); a specifier of type string because the module has no types.
+      await import(PDFJS_WORKER);
       return pdfjs;
     } finally {
       if (Array.prototype.push !== nativePush) Object.defineProperty(Array.prototype, 'push', { value: nativePush, writable: true, enumerable: false, configurable: true });

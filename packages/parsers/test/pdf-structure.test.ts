@@ -98,6 +98,13 @@ describe('PDF structured extraction', () => {
     expect(doc.text).toBe('Structured extraction of information is a well-known problem of document analysis.');
   });
 
+  it('keeps a word broken at a list item\'s line end in the item when the next line runs back under the marker', async () => {
+    const content = line(72, 100, 'a) X ist differenzierbar, wenn jede Karten-') + line(72, 112, 'wechselabbildung differenzierbar ist.') + line(72, 124, 'b) Zweiter Punkt.');
+    const doc = await parse('list-hyphen.pdf', textPdf([content]));
+    const list = doc.body.find((b): b is ListBlock => b.type === 'list');
+    expect(list?.items.map((i) => i.text)).toEqual(['X ist differenzierbar, wenn jede Kartenwechselabbildung differenzierbar ist.', 'Zweiter Punkt.']);
+  });
+
   it('turns bullets and numbered items into lists, nested by indentation', async () => {
     const content =
       line(72, 80, 'Shopping notes before the list.') +

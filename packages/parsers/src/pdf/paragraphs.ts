@@ -106,6 +106,9 @@ function startsParagraph(para: Building, line: LineFragment, pitch: number | und
   if (dy > Math.max((pitch ?? 1.2 * size) * 1.3, spacing * size)) return true;
   if (Math.abs(line.size - prev.size) > 0.15 * size) return true;
   if (line.bold !== prev.bold) return true;
+  // A word broken at the line's end (`Karten-` / `wechselabbildung`) goes on in this line, however
+  // it is indented (list items whose lines run back under their marker, centred captions).
+  if (!marked && /\p{L}-$/u.test(prev.text) && /^\p{Ll}/u.test(line.text)) return false;
   if (marked) return true;
   if (para.markerX0 !== undefined) return line.bbox[0] < para.markerX0 + 0.5 * size;
   const bodyLeft = para.lines.length > 1 ? para.bodyLeft : prev.bbox[0];
