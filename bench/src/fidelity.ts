@@ -143,6 +143,24 @@ async function textVsTruth(path: string, truth: readonly string[]): Promise<Text
   return { ordered: editErrors(ref, hyp), orderFree: { errors: free.errors, length: free.length }, tally, spaces: free.spaces };
 }
 
+/** Explanations of differences that are pdftotext's, keyed by the characters that give them away. */
+const KNOWN_CAUSES: { chars: string[]; text: string }[] = [
+  {
+    chars: ['′', '〈', '〉', '‖', '∑', '⋃', '︷', '︸'],
+    text: 'TeX math fonts without a ToUnicode map: pdftotext writes the font\'s code, pdfjs the character the glyph\'s name says (`0` for `′`, `h`/`i` for `〈`/`〉`, `k` for `‖`, `X`/`P` for `∑`, `S` for `⋃`, `z|{}` for the pieces of `︷`/`︸`, control characters for big delimiters)',
+  },
+  { chars: ['˜', '\u0303', 'ˆ', '\u0302'], text: 'accents pdftotext composes (combining `̃` after `F`) and pdfjs keeps as drawn (spacing `˜`)' },
+  { chars: ['\u00b5', '\u03bc', '\u2126', '\u03a9'], text: 'pdfjs\'s compatibility normalisation (micro sign `\u00b5` to `\u03bc`, ohm sign `\u2126` to `\u03a9`)' },
+  { chars: ['-'], text: 'a hyphen before a capital at a line end (`Schwarz-`/`Weiß`), which pdftotext drops and we keep as a real hyphen' },
+];
+
+/** The known causes whose characters are among this run's 40 largest differences. */
+function knownCauses(tally: ReadonlyMap<string, number>): string[] {
+  const top = new Set([...tally].sort((a, b) => Math.abs(b[1]) - Math.abs(a[1])).slice(0, 40).map(([c]) => c));
+  const causes = KNOWN_CAUSES.filter((cause) => cause.chars.some((c) => top.has(c))).map((cause) => cause.text);
+  return causes.length === 0 ? [] : [`- Known causes of differences among them, not lost characters: ${causes.join('; ')}.`];
+}
+
 /**
  * A sentence saying how much of the order-sensitive CER is reading order, from the two figures.
  * pdftotext reads some layouts (columns, vertical text, tables) in another order than ours.
@@ -428,7 +446,7 @@ async function main(): Promise<void> {
     `- ${orderSentence('jo.pdf', cjk)}`,
     `- ${corpus.spaces.toLocaleString('en-US')} of the corpus PDFs' ${corpus.orderFree.errors.toLocaleString('en-US')} order-free errors are spaces, where words break rather than which characters there are (${(corpus.tally.get(' ') ?? 0) > 0 ? 'pdftotext has more of them: it sets subscripts and math apart' : 'ours has more of them'}); without them the order-free figure is ${pct(cer({ errors: corpus.orderFree.errors - corpus.spaces, length: corpus.orderFree.length }))}.`,
     `- Largest character differences against pdftotext (corpus PDFs): ${largestDifferences(corpus.tally, 12)}; jo.pdf: ${largestDifferences(cjk.tally, 6) || 'none'}.`,
-    '- Known causes where they show among them: TeX math fonts without a ToUnicode map, where pdftotext writes the font\'s code and pdfjs the glyph\'s name (`0` for `′`, `h`/`i` for `〈`/`〉`, `k` for `‖`, `X`/`P` for `∑`, `S` for `⋃`, `z|{}` for the pieces of `︷`/`︸`, control characters for others); accents pdftotext composes (`F̃`) and pdfjs keeps spacing (`F˜`); a hyphen before a capital at a line end (`Schwarz-`/`Weiß`), which pdftotext drops and we keep.',
+    ...knownCauses(corpus.tally),
     `- Headings: ${headingNotes.join('; ')}.`,
     `- Tables: XLSX ${xlsxScore.right}/${xlsxScore.total} cells right${docxScore ? `, DOCX ${docxScore.right}/${docxScore.total}` : ''}.`,
     missed.length === 0 ? `- Every goal of this run was met.` : `- Missed in this run: ${missed.map((r) => r.measure).join('; ')}.`,
