@@ -4,6 +4,7 @@ import { join, sep } from 'node:path';
 import { classifyPdfOpenError } from '@readpack/media';
 import type { BBox, FurnitureBlock, Origin } from '@readpack/reading-package';
 import type { PDFDocumentProxy, PDFPageProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
+import type { DocumentInitParameters } from 'pdfjs-dist/types/src/display/api.js';
 import { parsedDocument, type PageFrame } from './document.js';
 import { cidOrdering } from './pdf/cid-orderings.js';
 import { findFurniture } from './pdf/furniture.js';
@@ -23,10 +24,29 @@ import { libraryOrigin, packageDir } from './versions.js';
 type Pdfjs = typeof import('pdfjs-dist/legacy/build/pdf.mjs');
 
 let pdfjsPromise: Promise<Pdfjs> | undefined;
+const PDFJS_WORKER: string = 'pdfjs-dist/legacy/build/pdf.worker.mjs';
 
-/** Loaded on first use: importing pdfjs costs ~100 ms that other formats never need. */
+/**
+ * Loaded on first use: importing pdfjs costs ~100 ms that other formats never need. The worker
+ * module is imported here too (pdfjs would import it on the first document), because the legacy
+ * build's core-js, in both modules, replaces `Array.prototype.push` process-wide on Node 20 (V8
+ * there does not throw for a push onto an array whose length is read-only) with a JavaScript
+ * version, which made a tenth of a PDF parse's time and slows every other push in the process:
+ * the native one is put back once both are loaded, as nothing here pushes onto frozen arrays.
+ */
 function loadPdfjs(): Promise<Pdfjs> {
-  pdfjsPromise ??= import('pdfjs-dist/legacy/build/pdf.mjs');
+  pdfjsPromise ??= (async () => {
+    const nativePush = Array.prototype.push;
+    try {
+      const pdfjs = await import('pdfjs-dist/legacy/build/pdf.mjs');
+      // Imported for its side effect only (it sets `globalThis.pdfjsWorker`, which pdfjs's
+      // in-process worker then uses); a specifier of type string because the module has no types.
+      await import(PDFJS_WORKER);
+      return pdfjs;
+    } finally {
+      if (Array.prototype.push !== nativePush) Object.defineProperty(Array.prototype, 'push', { value: nativePush, writable: true, enumerable: false, configurable: true });
+    }
+  })();
   return pdfjsPromise;
 }
 
@@ -41,6 +61,18 @@ function pdfjsAssets(): { cMapUrl: string; cMapPacked: true; standardFontDataUrl
   if (!existsSync(join(root, 'cmaps', 'UniJIS-UCS2-H.bcmap'))) throw new Error(`pdfjs-dist at ${root} has no packed CMaps`);
   return { cMapUrl: join(root, 'cmaps') + sep, cMapPacked: true, standardFontDataUrl: join(root, 'standard_fonts') + sep };
 }
+
+/**
+ * A document for pdfjs's font loader to write its `@font-face` rules into, which nothing reads.
+ * In Node pdfjs defaults to `disableFontFace`, and then its worker turns every glyph drawn into a
+ * path (for a canvas to fill) and sends it over: a fifth of an operator list's cost, for pages we
+ * never render. With font faces on and no FontFace API, pdfjs puts each font in a style sheet
+ * (and counts font loading as synchronous in Node): this sink takes the rule and drops it.
+ */
+const fontRuleSink = {
+  createElement: () => ({ sheet: { insertRule: () => 0, cssRules: [] }, remove: () => undefined }),
+  documentElement: { getElementsByTagName: () => [{ append: () => undefined }] },
+} as unknown as NonNullable<DocumentInitParameters['ownerDocument']>;
 
 /** Largest embedded image kept as a figure asset; larger ones stay figures without an asset. */
 const MAX_IMAGE_BYTES = 32 * 1024 * 1024;
@@ -86,6 +118,9 @@ export async function parsePdf(input: ParseInput, limits: Required<ParseOptions>
     ...(input.password !== undefined ? { password: input.password } : {}),
     ...pdfjsAssets(),
     isEvalSupported: false,
+    disableFontFace: false,
+    useSystemFonts: false,
+    ownerDocument: fontRuleSink,
     verbosity: pdfjs.VerbosityLevel.ERRORS,
   });
   try {

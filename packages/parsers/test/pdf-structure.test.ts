@@ -74,10 +74,35 @@ describe('PDF structured extraction', () => {
     expect(doc.body.find((b) => b.type === 'paragraph' && b.text === 'Discussion of Results')).toBeDefined();
   });
 
+  it('follows the outline when there is one: bold run-in labels at body size stay paragraphs', async () => {
+    const body = (top: number, words: string) => line(72, top, `${words} is explained in this paragraph of plain body text.`);
+    const labels = (top: number) => line(72, top, 'Definition 1', { bold: true }) + body(top + 14, 'A term') + line(72, top + 40, 'Beweis', { bold: true }) + body(top + 54, 'The proof');
+    const page = line(72, 80, '1 Grundbegriffe', { size: 16, bold: true }) + body(110, 'The chapter') + labels(140) + line(72, 240, 'Vorwort', { size: 16, bold: true }) + body(270, 'The preface');
+    const outlined = await parse('labels-outline.pdf', textPdf([page], [{ title: '1 Grundbegriffe', page: 0, top: 80 }]));
+    const kinds = (doc: ParsedDocument) => doc.body.filter((b) => b.type === 'heading' || /^(Definition|Beweis|Vorwort)/.test('text' in b ? b.text : '')).map((b) => [b.type, 'text' in b ? b.text : '']);
+    // With the outline, a heading size it uses (16 pt) but an entry missing from it is left out by the author.
+    expect(kinds(outlined)).toEqual([
+      ['heading', '1 Grundbegriffe'],
+      ['paragraph', 'Definition 1'],
+      ['paragraph', 'Beweis'],
+      ['paragraph', 'Vorwort'],
+    ]);
+    // Without one, font statistics decide: larger lines and short bold lines are headings.
+    const plain = await parse('labels-plain.pdf', textPdf([page]));
+    expect(kinds(plain).map(([type]) => type)).toEqual(['heading', 'heading', 'heading', 'heading']);
+  });
+
   it('joins words hyphenated across line breaks and keeps hyphens inside lines', async () => {
     const content = line(72, 100, 'Structured extraction of infor-') + line(72, 112, 'mation is a well-known problem of docu-') + line(72, 124, 'ment analysis.');
     const doc = await parse('hyphens.pdf', textPdf([content]));
     expect(doc.text).toBe('Structured extraction of information is a well-known problem of document analysis.');
+  });
+
+  it('keeps a word broken at a list item\'s line end in the item when the next line runs back under the marker', async () => {
+    const content = line(72, 100, 'a) X ist differenzierbar, wenn jede Karten-') + line(72, 112, 'wechselabbildung differenzierbar ist.') + line(72, 124, 'b) Zweiter Punkt.');
+    const doc = await parse('list-hyphen.pdf', textPdf([content]));
+    const list = doc.body.find((b): b is ListBlock => b.type === 'list');
+    expect(list?.items.map((i) => i.text)).toEqual(['X ist differenzierbar, wenn jede Kartenwechselabbildung differenzierbar ist.', 'Zweiter Punkt.']);
   });
 
   it('turns bullets and numbered items into lists, nested by indentation', async () => {

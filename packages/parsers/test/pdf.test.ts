@@ -26,8 +26,10 @@ describe('PDF', () => {
       expect(page.charCount).toBe(page.text.replace(/\s/g, '').length);
       expect(page.charCount).toBeGreaterThan(50);
     }
-    // The invoices' ruled grids (the totals boxes of pages 1 and 2) are tables; nothing else is.
+    // The invoice's ruled grids (the totals box of each of its two estimates, pages 1 and 2) are
+    // tables; nothing else is.
     expect(doc.tables.map((t) => t.rows.flat().some((cell) => cell.includes('GRAND TOTAL')))).toEqual([true, true]);
+    expect(doc.body.filter((b) => b.type === 'table').map((b) => b.page)).toEqual([0, 1]);
   });
 
   it('reads the version of pdfjs-dist from its package.json', async () => {

@@ -100,6 +100,11 @@ export interface OutlinedPdf {
   headings: { title: string; level: number; page: number }[];
   /** Body paragraphs' first words, to check that body text is not taken for headings. */
   paragraphs: string[];
+  /**
+   * Every line drawn, page by page in reading order: the running header, the headings and body
+   * lines, the page number (the truth that extracted text is compared with).
+   */
+  pages: string[][];
 }
 
 /**
@@ -117,13 +122,17 @@ export async function outlinedPdf(options: { sections?: number; seed?: number } 
   const measure = (s: string) => font.widthOfTextAtSize(s, 11);
   const headings: (OutlinedPdf['headings'][number] & { y: number })[] = [];
   const paragraphs: string[] = [];
+  const pages: string[][] = [];
   let page: PDFPage | undefined;
   let y = 0;
   const newPage = () => {
+    // The previous page's number ends its lines: it is drawn at the bottom.
+    if (pages.length > 0) pages.at(-1)!.push(String(pages.length));
     page = doc.addPage([width, height]);
     const number = doc.getPageCount();
     page.drawText('Outlined Test Document', { x: margin, y: height - 40, size: 9, font });
     page.drawText(String(number), { x: width / 2, y: 36, size: 9, font });
+    pages.push(['Outlined Test Document']);
     y = height - margin;
   };
   const need = (points: number) => {
@@ -134,6 +143,7 @@ export async function outlinedPdf(options: { sections?: number; seed?: number } 
     need(size * 3);
     y -= size * 1.8;
     page!.drawText(title, { x: margin, y, size, font: bold });
+    pages.at(-1)!.push(title);
     headings.push({ title, level, page: doc.getPageCount() - 1, y: y + size });
     y -= size * 0.6;
   };
@@ -145,6 +155,7 @@ export async function outlinedPdf(options: { sections?: number; seed?: number } 
       if (r === 0) paragraphs.push(text);
       y -= 14;
       page!.drawText(text, { x: margin, y, size: 11, font });
+      pages.at(-1)!.push(text);
     }
     y -= 8;
   };
@@ -161,8 +172,9 @@ export async function outlinedPdf(options: { sections?: number; seed?: number } 
       paragraph();
     }
   }
+  if (pages.length > 0) pages.at(-1)!.push(String(pages.length));
   addOutline(doc, headings);
-  return { bytes: await doc.save(), headings: headings.map(({ title, level, page: p }) => ({ title, level, page: p })), paragraphs };
+  return { bytes: await doc.save(), headings: headings.map(({ title, level, page: p }) => ({ title, level, page: p })), paragraphs, pages };
 }
 
 interface OutlineNode {

@@ -1,6 +1,6 @@
 import type { FlowBlock, ListBlock, ListItemBlock, Origin, ParagraphBlock } from '@readpack/reading-package';
 import { union } from './geometry.js';
-import { bodyFontSize, outlineHeadings, statisticalHeadings, type OutlineTarget } from './headings.js';
+import { bodyFontSize, outlineHeadings, outlineLedHeadings, statisticalHeadings, type OutlineTarget } from './headings.js';
 import type { PageUnit } from './page-layout.js';
 import type { Paragraph } from './paragraphs.js';
 
@@ -13,8 +13,10 @@ type ParagraphUnit = Extract<PageUnit, { kind: 'paragraph' }>;
 export function flowBlocks(pages: readonly (readonly PageUnit[])[], outline: readonly OutlineTarget[], origin: Origin): FlowBlock[] {
   const paragraphsByPage = pages.map((units) => units.flatMap((u) => (u.kind === 'paragraph' ? [u.paragraph] : [])));
   const all = paragraphsByPage.flat();
-  const levels = statisticalHeadings(all, bodyFontSize(all));
-  for (const [p, level] of outlineHeadings(outline, paragraphsByPage)) levels.set(p, level);
+  const bodySize = bodyFontSize(all);
+  // An outline that matches nothing here (a stale or foreign one) says nothing about headings.
+  const outlined = outlineHeadings(outline, paragraphsByPage);
+  const levels = outlined.size > 0 ? outlineLedHeadings(all, bodySize, outlined) : statisticalHeadings(all, bodySize);
 
   const body: FlowBlock[] = [];
   let lists = new ListBuilder(origin, body);

@@ -18,21 +18,26 @@ export function bodyFontSize(paragraphs: readonly Paragraph[]): number {
   return body;
 }
 
-/** A heading is short: a few lines, no sentence ending in a comma or a colon's list, some letters. */
+/**
+ * A heading is short: a few lines, no sentence ending in a comma or a colon's list, a word of two
+ * letters or more (a figure's labels, `β γ α P`, `s3 s1`, are single letters).
+ */
 function looksLikeHeading(p: Paragraph): boolean {
-  return !p.marker && p.lineCount <= 3 && p.text.length <= 160 && (p.text.match(/\p{L}/gu)?.length ?? 0) >= 2 && !/[,;]$/u.test(p.text);
+  return !p.marker && p.lineCount <= 3 && p.text.length <= 160 && /\p{L}{2}/u.test(p.text) && !/[,;]$/u.test(p.text);
 }
 
 /**
  * Heading levels from font statistics: paragraphs set clearly larger than the body are headings,
  * their distinct sizes (largest first) giving levels 1, 2…; short bold paragraphs at body size
- * are headings one level below the smallest larger size. Levels stop at 6.
+ * are headings one level below the smallest larger size (unless `boldBodySize` is false). Levels
+ * stop at 6.
  */
-export function statisticalHeadings(paragraphs: readonly Paragraph[], bodySize: number): Map<Paragraph, number> {
+export function statisticalHeadings(paragraphs: readonly Paragraph[], bodySize: number, options: { boldBodySize?: boolean } = {}): Map<Paragraph, number> {
   const larger = paragraphs.filter((p) => looksLikeHeading(p) && p.size >= bodySize * 1.15);
   const sizes = [...new Set(larger.map((p) => sizeKey(p.size)))].sort((a, b) => b - a);
   const levels = new Map<Paragraph, number>();
   for (const p of larger) levels.set(p, Math.min(6, sizes.indexOf(sizeKey(p.size)) + 1));
+  if (options.boldBodySize === false) return levels;
   const boldLevel = Math.min(6, sizes.length + 1);
   for (const p of paragraphs) {
     if (levels.has(p) || !p.bold || !looksLikeHeading(p)) continue;
@@ -83,11 +88,33 @@ export function outlineHeadings(targets: readonly OutlineTarget[], pages: readon
     let best: Paragraph | undefined;
     let bestDistance = Infinity;
     for (const { p, page } of byKey.get(key) ?? []) {
-      if (levels.has(p) || (target.page !== undefined && page !== target.page)) continue;
-      const distance = target.y === undefined ? 0 : Math.abs(p.bbox[1] - target.y);
+      // A destination may sit on the page before or after its heading (an anchor set before a
+      // page break, `\addcontentsline` after a `\chapter*`'s `\clearpage`): its own page wins.
+      const pagesOff = target.page === undefined ? 0 : Math.abs(page - target.page);
+      if (levels.has(p) || pagesOff > 1) continue;
+      const distance = pagesOff * 1e6 + (target.y === undefined || pagesOff > 0 ? 0 : Math.abs(p.bbox[1] - target.y));
       if (distance < bestDistance) [best, bestDistance] = [p, distance];
     }
     if (best) levels.set(best, Math.min(6, Math.max(1, target.level)));
+  }
+  return levels;
+}
+
+/**
+ * Headings of a document whose outline matched some of its paragraphs: the outline's, at its
+ * levels, and besides them only paragraphs set clearly larger than the body in a size the
+ * outline's headings do not have. Bold lines at body size are left out: with an outline they are
+ * run-in labels (`Definition 3`, `Satz 1.1`, `Beweis`), not sections. A larger paragraph in a
+ * size the outline's headings have, but missing from it, was left out by its author (LaTeX's
+ * starred `\chapter*{Vorwort}`, a symbol index's group titles): the outline is the author's own
+ * list of that size's headings. A size the outline never uses (a title above the chapters, a
+ * level it does not go down to) keeps its statistics level.
+ */
+export function outlineLedHeadings(paragraphs: readonly Paragraph[], bodySize: number, outlined: ReadonlyMap<Paragraph, number>): Map<Paragraph, number> {
+  const outlineSizes = new Set([...outlined.keys()].map((p) => sizeKey(p.size)));
+  const levels = new Map(outlined);
+  for (const [p, level] of statisticalHeadings(paragraphs, bodySize, { boldBodySize: false })) {
+    if (!levels.has(p) && !outlineSizes.has(sizeKey(p.size))) levels.set(p, level);
   }
   return levels;
 }

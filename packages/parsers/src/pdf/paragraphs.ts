@@ -106,12 +106,18 @@ function startsParagraph(para: Building, line: LineFragment, pitch: number | und
   if (dy > Math.max((pitch ?? 1.2 * size) * 1.3, spacing * size)) return true;
   if (Math.abs(line.size - prev.size) > 0.15 * size) return true;
   if (line.bold !== prev.bold) return true;
+  // A word broken at the line's end (`Karten-` / `wechselabbildung`) goes on in this line, however
+  // it is indented (list items whose lines run back under their marker, centred captions).
+  if (!marked && /\p{L}-$/u.test(prev.text) && /^\p{Ll}/u.test(line.text)) return false;
   if (marked) return true;
   if (para.markerX0 !== undefined) return line.bbox[0] < para.markerX0 + 0.5 * size;
   const bodyLeft = para.lines.length > 1 ? para.bodyLeft : prev.bbox[0];
   // A shorter line centred under the previous one goes on a centred paragraph (a title, a caption).
   const centred = Math.abs(line.bbox[0] + line.bbox[2] - prev.bbox[0] - prev.bbox[2]) < 1.6 * size && line.bbox[2] < prev.bbox[2];
-  if (line.bbox[0] > bodyLeft + 0.8 * size && !centred) return true;
+  // A numbered display heading's second line hangs under its title, past the number (`4 Euklidische
+  // und nichteuklidische` / `Geometrie`).
+  const hanging = para.lines.length === 1 && size >= 1.15 * bodySize && /^\d+(?:\.\d+)*\.?\s/u.test(prev.text) && line.bbox[0] - prev.bbox[0] < 3 * size;
+  if (line.bbox[0] > bodyLeft + 0.8 * size && !centred && !hanging) return true;
   return para.lines.length >= 2 && prev.bbox[2] < right - 4 * size && /[.!?:。．」』]$/u.test(prev.text);
 }
 

@@ -87,10 +87,16 @@ export function textRuns(items: readonly RawTextItem[], fontOf: (fontName: strin
   return runs;
 }
 
+/** The box around the points (a loop, not spreads: it runs for every text item of a document). */
 function boxOf(points: readonly [number, number][]): BBox {
-  const xs = points.map((p) => p[0]);
-  const ys = points.map((p) => p[1]);
-  return [Math.min(...xs), Math.min(...ys), Math.max(...xs), Math.max(...ys)];
+  let [x0, y0, x1, y1] = [Infinity, Infinity, -Infinity, -Infinity];
+  for (const [x, y] of points) {
+    if (x < x0) x0 = x;
+    if (x > x1) x1 = x;
+    if (y < y0) y0 = y;
+    if (y > y1) y1 = y;
+  }
+  return [x0, y0, x1, y1];
 }
 
 function directionOf(dx: number, dy: number): Direction {

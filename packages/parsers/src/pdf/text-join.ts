@@ -5,15 +5,23 @@ export function isUnspacedScript(char: string | undefined): boolean {
   return char !== undefined && UNSPACED.test(char);
 }
 
+/** The last code point (a line's text grows run by run: not the whole string split each time). */
 function lastChar(text: string): string | undefined {
-  const chars = Array.from(text);
-  return chars[chars.length - 1];
+  if (text === '') return undefined;
+  const low = text.charCodeAt(text.length - 1);
+  const pair = low >= 0xdc00 && low <= 0xdfff && text.length > 1;
+  return text.slice(pair ? -2 : -1);
+}
+
+function firstChar(text: string): string | undefined {
+  const code = text.codePointAt(0);
+  return code === undefined ? undefined : String.fromCodePoint(code);
 }
 
 /** Two pieces of one line: a space between them unless one already has it or both are CJK. */
 export function joinWithSpace(left: string, right: string): string {
   if (left === '' || right === '' || /\s$/u.test(left) || /^\s/u.test(right)) return left + right;
-  if (isUnspacedScript(lastChar(left)) && isUnspacedScript(Array.from(right)[0])) return left + right;
+  if (isUnspacedScript(lastChar(left)) && isUnspacedScript(firstChar(right))) return left + right;
   return `${left} ${right}`;
 }
 
