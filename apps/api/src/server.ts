@@ -43,7 +43,7 @@ export async function startApi(config: Config, logger: Logger = createLogger({ l
       actor: PROCESS_IDENTITY,
     }),
     producer: new QueueProducer(redis, config.redis.prefix, { onError: (error) => logger.warn('queue connection error', { error: error.message }) }),
-    storage: await openStorage(resolve(config.dataDir)),
+    storage: await openStorage(resolve(config.dataDir), config.storage.s3),
     keys,
     admin,
     secrets: await openSecretBox(resolve(config.dataDir)),

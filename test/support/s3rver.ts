@@ -1,0 +1,35 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import S3rver from 's3rver';
+
+export interface LoopbackS3 {
+  endpoint: string;
+  bucket: string;
+  /** The S3_* variables of a deployment using this server. */
+  env: Record<string, string>;
+  stop(): Promise<void>;
+}
+
+/**
+ * An S3-compatible server in this process on a free loopback port (s3rver, objects on disk in a
+ * temporary directory), with one bucket. s3rver accepts its own fixed key pair, given to the SDK
+ * through the environment, i.e. the SDK's ordinary credential chain.
+ */
+export async function startLoopbackS3(bucket = 'readpack-test'): Promise<LoopbackS3> {
+  const directory = await mkdtemp(join(tmpdir(), 's3rver-'));
+  const server = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory, configureBuckets: [{ name: bucket }] });
+  const { port } = await server.run();
+  process.env.AWS_ACCESS_KEY_ID = 'S3RVER';
+  process.env.AWS_SECRET_ACCESS_KEY = 'S3RVER';
+  const endpoint = `http://127.0.0.1:${port}`;
+  return {
+    endpoint,
+    bucket,
+    env: { STORAGE: 's3', S3_ENDPOINT: endpoint, S3_BUCKET: bucket, S3_REGION: 'us-east-1', S3_FORCE_PATH_STYLE: 'true' },
+    async stop() {
+      await server.close();
+      await rm(directory, { recursive: true, force: true });
+    },
+  };
+}
