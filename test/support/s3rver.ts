@@ -28,6 +28,8 @@ export async function startLoopbackS3(bucket = 'readpack-test'): Promise<Loopbac
     bucket,
     env: { STORAGE: 's3', S3_ENDPOINT: endpoint, S3_BUCKET: bucket, S3_REGION: 'us-east-1', S3_FORCE_PATH_STYLE: 'true' },
     async stop() {
+      // Clients keep connections alive; close() alone would wait for them.
+      server.httpServer?.closeAllConnections();
       await server.close();
       await rm(directory, { recursive: true, force: true });
     },

@@ -1,5 +1,6 @@
 // s3rver ships no types; this is the part the tests use.
 declare module 's3rver' {
+  import type { Server } from 'node:http';
   import type { AddressInfo } from 'node:net';
   interface S3rverOptions {
     address?: string;
@@ -12,6 +13,7 @@ declare module 's3rver' {
   }
   export default class S3rver {
     constructor(options?: S3rverOptions);
+    httpServer: Server | undefined;
     run(): Promise<AddressInfo>;
     close(): Promise<void>;
   }
