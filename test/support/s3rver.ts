@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import S3rver from 's3rver';
+import type { Config } from '@readpack/config';
 
 export interface LoopbackS3 {
   endpoint: string;
@@ -33,5 +34,19 @@ export async function startLoopbackS3(bucket = 'readpack-test'): Promise<Loopbac
       await server.close();
       await rm(directory, { recursive: true, force: true });
     },
+  };
+}
+
+/** The STORAGE/S3_* variables of a configuration, for service processes a test spawns ({} locally). */
+export function storageEnv(config: Config): Record<string, string> {
+  const s3 = config.storage.s3;
+  if (!s3) return {};
+  return {
+    STORAGE: 's3',
+    S3_BUCKET: s3.bucket,
+    S3_PREFIX: s3.prefix,
+    S3_REGION: s3.region,
+    ...(s3.endpoint === undefined ? {} : { S3_ENDPOINT: s3.endpoint }),
+    S3_FORCE_PATH_STYLE: String(s3.forcePathStyle),
   };
 }
