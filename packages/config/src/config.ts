@@ -32,7 +32,7 @@ export interface Config {
   };
   dataDir: string;
   /** Where uploads, blobs and packages live; `s3` is set only with STORAGE=s3 (S3_BUCKET then required). */
-  storage: { kind: 'local' | 's3'; s3: S3Config | undefined };
+  storage: { kind: 'local' | 's3'; s3: S3Config | undefined; assetDelivery: 'proxy' | 'presigned'; assetUrlTtlSeconds: number };
   limits: {
     maxUploadBytes: number;
     maxBatchFiles: number;
@@ -102,6 +102,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const e: Env = parsed.data;
   if (e.STORAGE === 's3' && e.S3_BUCKET === undefined) throw new ConfigError([{ variable: 'S3_BUCKET', message: 'required with STORAGE=s3' }]);
+  if (e.ASSET_DELIVERY === 'presigned' && e.STORAGE !== 's3') throw new ConfigError([{ variable: 'ASSET_DELIVERY', message: 'presigned needs STORAGE=s3' }]);
   const trustedHosts = (e.TRUSTED_HOSTS ?? '').split(',').map((h) => h.trim().toLowerCase()).filter(Boolean);
   return {
     env: e.READPACK_ENV,
@@ -138,6 +139,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
               multipartThresholdBytes: e.S3_MULTIPART_THRESHOLD_BYTES,
             }
           : undefined,
+      assetDelivery: e.ASSET_DELIVERY,
+      assetUrlTtlSeconds: e.ASSET_URL_TTL_SECONDS,
     },
     limits: {
       maxUploadBytes: e.MAX_UPLOAD_BYTES,

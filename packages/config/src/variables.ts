@@ -37,6 +37,8 @@ export const VARIABLES = [
   { name: 'S3_SSE', schema: z.enum(['AES256', 'aws:kms', 'aws:kms:dsse']).optional(), description: 'STORAGE=s3: server-side encryption requested on every write (`ServerSideEncryption`). Unset: the bucket\'s default.' },
   { name: 'S3_SSE_KMS_KEY_ID', schema: z.string().min(1).optional(), description: 'STORAGE=s3 with S3_SSE=aws:kms: the KMS key (`SSEKMSKeyId`). Unset: the account\'s default key.' },
   { name: 'S3_MULTIPART_THRESHOLD_BYTES', schema: int(5 * 1024 ** 2, 5 * 1024 ** 3).default(16 * 1024 ** 2), description: 'STORAGE=s3: files at least this large are written as a multipart upload (parts of this size, 4 at a time).' },
+  { name: 'ASSET_DELIVERY', schema: z.enum(['proxy', 'presigned']).default('proxy'), description: 'How the API serves assets: `proxy` streams them itself; `presigned` (STORAGE=s3 only) checks the tenant, then answers 302 to a presigned S3 URL valid ASSET_URL_TTL_SECONDS, so the bytes bypass the API. The bucket must then be reachable by clients at S3_ENDPOINT.' },
+  { name: 'ASSET_URL_TTL_SECONDS', schema: int(10, 3_600).default(300), description: 'ASSET_DELIVERY=presigned: lifetime of a presigned asset URL.' },
   { name: 'MAX_UPLOAD_BYTES', schema: int(1, 10 * 1024 ** 3).default(100 * 1024 ** 2), description: 'Largest accepted file; larger uploads answer 413.' },
   { name: 'UPLOAD_IDLE_TIMEOUT_MS', schema: int(1_000, 600_000).default(30_000), description: 'An upload body that makes no progress for this long (a client that stopped sending, or sent less than its Content-Length) has its connection closed.' },
   { name: 'MAX_BATCH_FILES', schema: int(1, 1_000).default(20), description: 'Most files in one batch upload; more answer 413.' },

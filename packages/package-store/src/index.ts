@@ -25,6 +25,7 @@ export {
   type PackageIndex,
   type PackageRepository,
   type S3Options,
+  type SignedUrlOptions,
   type Storage,
   type WrittenPackage,
 } from './storage.js';

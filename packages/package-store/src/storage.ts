@@ -79,6 +79,18 @@ export interface BlobStore {
   /** Every stored blob with its write time (for the janitor's mark and sweep). */
   list(): AsyncGenerator<{ sha256: string; modifiedAt: number }>;
   delete(sha256: string): Promise<void>;
+  /**
+   * A URL that serves the blob directly, valid `ttlSeconds`, with the response headers given.
+   * Only stores reachable by URL have it (S3); callers decide access before asking.
+   */
+  signedUrl?(sha256: string, options: SignedUrlOptions): Promise<string>;
+}
+
+export interface SignedUrlOptions {
+  ttlSeconds: number;
+  contentType: string;
+  contentDisposition: string;
+  cacheControl: string;
 }
 
 /**

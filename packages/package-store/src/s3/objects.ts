@@ -12,7 +12,8 @@ import {
   type PutObjectCommandInput,
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
-import { ChecksumMismatchError, MissingObjectError, type S3Options } from '../storage.js';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import { ChecksumMismatchError, MissingObjectError, type S3Options, type SignedUrlOptions } from '../storage.js';
 
 /** Object metadata of our own: the content's sha256 and size (x-amz-meta-sha256, x-amz-meta-size). */
 const SHA_META = 'sha256';
@@ -134,6 +135,18 @@ export class S3Objects {
   /** Deleting a missing object succeeds in S3 already: nothing to ignore. */
   async delete(name: string): Promise<void> {
     await this.client.send(new DeleteObjectCommand({ Bucket: this.options.bucket, Key: this.key(name) }));
+  }
+
+  /** A presigned GET (SigV4 query string, @aws-sdk/s3-request-presigner) with response header overrides. */
+  async signedGet(name: string, options: SignedUrlOptions): Promise<string> {
+    const command = new GetObjectCommand({
+      Bucket: this.options.bucket,
+      Key: this.key(name),
+      ResponseContentType: options.contentType,
+      ResponseContentDisposition: options.contentDisposition,
+      ResponseCacheControl: options.cacheControl,
+    });
+    return getSignedUrl(this.client, command, { expiresIn: options.ttlSeconds });
   }
 
   destroy(): void {

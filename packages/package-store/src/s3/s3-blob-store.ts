@@ -5,7 +5,7 @@ import { PassThrough, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { LocalCopies } from '../local-copies.js';
 import { spoolTo, verifiedStream } from '../spool.js';
-import { checkSha256, SHA256, type BlobInfo, type BlobLocation, type BlobStore, type S3Options } from '../storage.js';
+import { checkSha256, SHA256, type BlobInfo, type BlobLocation, type BlobStore, type S3Options, type SignedUrlOptions } from '../storage.js';
 import { S3Objects } from './objects.js';
 
 /**
@@ -112,6 +112,10 @@ export class S3BlobStore implements BlobStore {
 
   async delete(sha256: string): Promise<void> {
     await this.objects.delete(name(sha256));
+  }
+
+  async signedUrl(sha256: string, options: SignedUrlOptions): Promise<string> {
+    return this.objects.signedGet(name(sha256), options);
   }
 
   /** The spool and the local copies of this store (removed on close; the janitor clears leftovers). */
