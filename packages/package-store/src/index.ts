@@ -1,4 +1,4 @@
-import { readdir, rm } from 'node:fs/promises';
+import { readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LocalBlobStore } from './blob-store.js';
@@ -43,12 +43,24 @@ export async function openStorage(dataDir: string, s3?: S3Options): Promise<Stor
     const spoolDir = join(dataDir, 'spool');
     const blobs = new S3BlobStore(objects, spoolDir);
     await blobs.init();
+    // No janitor sees this process's spool (consumers have their own DATA_DIR): uploads a crash
+    // left behind go when a process opens the directory again. A day: no upload is still running.
+    await removeOlderThan(spoolDir, Date.now() - SPOOL_LEFTOVER_MS);
     return { kind: 's3', blobs, packages: new S3PackageStore(objects, blobs), spoolDir, tmpDirs: [spoolDir] };
   }
   const blobs = new LocalBlobStore(join(dataDir, 'blobs'));
   const packages = new PackageStore(join(dataDir, 'packages'), blobs);
   await Promise.all([blobs.init(), packages.init()]);
   return { kind: 'local', blobs, packages, spoolDir: blobs.tmpDirectory, tmpDirs: [blobs.tmpDirectory, packages.tmpDirectory] };
+}
+
+const SPOOL_LEFTOVER_MS = 86_400_000;
+
+async function removeOlderThan(dir: string, cutoff: number): Promise<void> {
+  for (const name of await readdir(dir).catch(ignoreMissing([] as string[]))) {
+    const info = await stat(join(dir, name)).catch(ignoreMissing(undefined));
+    if (info && info.mtimeMs < cutoff) await rm(join(dir, name), { recursive: true, force: true });
+  }
 }
 
 /** A store from its location (worker threads open their own; see BlobLocation). */

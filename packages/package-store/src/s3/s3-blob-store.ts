@@ -117,11 +117,6 @@ export class S3BlobStore implements BlobStore {
   async signedUrl(sha256: string, options: SignedUrlOptions): Promise<string> {
     return this.objects.signedGet(name(sha256), options);
   }
-
-  /** The spool and the local copies of this store (removed on close; the janitor clears leftovers). */
-  get localDirs(): string[] {
-    return [this.spoolDir, this.copies.dir];
-  }
 }
 
 function name(sha256: string): string {
