@@ -62,7 +62,7 @@ async function parse(name: string): Promise<{ jobId: string; manifest: Manifest;
   expect(final).toMatchObject({ status: 'done', phase: 'view_ready' });
   const manifest = (await (await fetch(`${base}/api/files/job/${jobId}/package`)).json()) as Manifest;
   // Every stored package, whatever its format, satisfies the reading-package JSON Schema.
-  const storage = await openStorage(resolve(pipeline.config.dataDir));
+  const storage = await openStorage(resolve(pipeline.config.dataDir), pipeline.config.storage.s3);
   assertValidPackage(await storage.packages.read(jobId));
   return { jobId, manifest, ms };
 }

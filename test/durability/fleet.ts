@@ -1,5 +1,10 @@
+import { copyFile, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { STAGES, type Config, type Stage } from '@readpack/config';
+import { secretKeyPath } from '@readpack/secrets';
 import { serviceEnv } from '../support/env.js';
+import { storageEnv } from '../support/s3rver.js';
 import { builtScript, jsonLines, startProcess, type ServiceProcess } from '../support/service-process.js';
 
 /**
@@ -44,11 +49,23 @@ export class ConsumerFleet {
     private readonly extraEnv: Record<string, string> = {},
   ) {}
 
+  /** With STORAGE=s3 each spawned consumer has a DATA_DIR of its own (removed by stop()). */
+  private readonly ownDirs: string[] = [];
+
+  private async dataDirFor(): Promise<string> {
+    if (this.config.storage.kind !== 's3') return this.config.dataDir;
+    const dir = await mkdtemp(join(tmpdir(), 'readpack-fleet-'));
+    this.ownDirs.push(dir);
+    await copyFile(secretKeyPath(this.config.dataDir), secretKeyPath(dir));
+    return dir;
+  }
+
   private async spawn(stage: Stage): Promise<ServiceProcess> {
     const env = serviceEnv({
       REDIS_URL: this.config.redis.url,
       READPACK_PREFIX: this.config.redis.prefix,
-      DATA_DIR: this.config.dataDir,
+      DATA_DIR: await this.dataDirFor(),
+      ...storageEnv(this.config),
       LOG_LEVEL: 'info',
       ...FAST_LEASES,
       ...this.extraEnv,
@@ -158,6 +175,7 @@ export class ConsumerFleet {
     // Stopped consumers stay in `logs()`: a test reads the complete logs after a graceful stop.
     this.retired.push(...this.members.map((m) => m.current));
     this.members.length = 0;
+    for (const dir of this.ownDirs.splice(0)) await rm(dir, { recursive: true, force: true });
   }
 }
 

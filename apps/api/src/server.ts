@@ -48,7 +48,7 @@ export async function startApi(config: Config, logger: Logger = createLogger({ l
       actor: PROCESS_IDENTITY,
     }),
     producer,
-    storage: await openStorage(resolve(config.dataDir)),
+    storage: await openStorage(resolve(config.dataDir), config.storage.s3),
     keys,
     admin,
     secrets: await openSecretBox(resolve(config.dataDir)),

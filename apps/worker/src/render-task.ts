@@ -1,5 +1,5 @@
 import type { MessagePort } from 'node:worker_threads';
-import { LocalBlobStore } from '@readpack/package-store';
+import { openBlobStore, type BlobLocation, type BlobStore } from '@readpack/package-store';
 import { signalStarted } from './task-files.js';
 import { encodePng, encodePreview, loadImageForOcr, PdfPageRenderer, RenderError, type GrayImage, type RenderErrorCode } from '@readpack/render';
 
@@ -10,7 +10,8 @@ import { encodePng, encodePreview, loadImageForOcr, PdfPageRenderer, RenderError
  * reads without decoding — PNG encoding would cost more than the render itself.
  */
 export interface RenderTask {
-  blobRoot: string;
+  /** Where the page's blobs go: this thread opens its own store there (local directory or S3). */
+  blobs: BlobLocation;
   path: string;
   kind: 'pdf-page' | 'image';
   page: number;
@@ -45,6 +46,15 @@ export interface RenderedPageRefs {
 
 export type RenderOutcome = { ok: true; refs: RenderedPageRefs } | { ok: false; code: RenderErrorCode; message: string };
 
+/** This thread's store, opened once per location (an S3 client keeps its connections warm). */
+let store: { key: string; blobs: BlobStore } | undefined;
+
+function storeAt(location: BlobLocation): BlobStore {
+  const key = JSON.stringify(location);
+  if (store?.key !== key) store = { key, blobs: openBlobStore(location) };
+  return store.blobs;
+}
+
 /** The last document this thread opened: consecutive pages of one PDF are not parsed again. */
 let open: { path: string; renderer: PdfPageRenderer } | undefined;
 
@@ -60,7 +70,7 @@ async function rendererFor(path: string, password: string | undefined): Promise<
 export default async function renderTask(task: RenderTask): Promise<RenderOutcome> {
   signalStarted(task.started);
   try {
-    const blobs = new LocalBlobStore(task.blobRoot);
+    const blobs = storeAt(task.blobs);
     let gray: GrayImage;
     let geometry: Pick<RenderedPageRefs, 'pageWidth' | 'pageHeight' | 'unit' | 'pixelsPerUnit'>;
     if (task.kind === 'pdf-page') {

@@ -56,7 +56,7 @@ export async function startConsumer(stage: Stage, config: Config, logger: Logger
     leaseMs: lease.lockDuration,
     actor: PROCESS_IDENTITY,
   });
-  const storage = await openStorage(resolve(config.dataDir));
+  const storage = await openStorage(resolve(config.dataDir), config.storage.s3);
   const producer = new QueueProducer(connection, config.redis.prefix, {
     overrides: jobOptionOverrides(config),
     onError: (error) => logger.warn('queue connection error', { stage, error: error.message }),

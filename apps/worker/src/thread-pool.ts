@@ -21,6 +21,9 @@ export class ThreadPool<Task extends object, Outcome> {
       maxThreads: options.threads,
       idleTimeout: 60_000,
       resourceLimits: { maxOldGenerationSizeMb: options.maxHeapMb },
+      // Node's default, made explicit: threads that write to S3 find the credentials of this
+      // process's environment (the SDK's chain), also where `process.env` is not the OS's (Jest).
+      env: process.env,
     });
   }
 

@@ -7,7 +7,7 @@ import { Queue } from 'bullmq';
 import type { Config } from '@readpack/config';
 import { JobStateStore } from '@readpack/job-state';
 import { createLogger } from '@readpack/logging';
-import { openStorage, SCHEMA_VERSION, type Storage } from '@readpack/package-store';
+import { openStorage, SCHEMA_VERSION, type LocalBlobStore, type Storage } from '@readpack/package-store';
 import { bullPrefix, MAINTENANCE_QUEUE, QUEUES, stageJobId, type QueueName } from '@readpack/queues';
 import { connectTestRedis, deleteKeysWithPrefix } from '@readpack/testing';
 import type { Redis } from 'ioredis';
@@ -111,8 +111,8 @@ describe('janitor', () => {
     await storage.packages.write({ ...base, packageId: 'job_deadpackage00000001', jobId: 'job_deadpackage00000001', source, assets: [{ sha256: goneAsset.sha256, mediaType: 'text/plain', size: 1, role: 'embedded-image' }] });
     const old = new Date(Date.now() - 7_200_000);
     await utimes(storage.packages.pathOf('job_deadpackage00000001'), old, old);
-    await utimes(storage.blobs.pathOf(goneAsset.sha256), old, old);
-    await utimes(storage.blobs.pathOf(keptAsset.sha256), old, old);
+    await utimes((storage.blobs as LocalBlobStore).pathOf(goneAsset.sha256), old, old);
+    await utimes((storage.blobs as LocalBlobStore).pathOf(keptAsset.sha256), old, old);
 
     const report = await cleanExpired(state, storage, { blobGraceMs: 3_600_000, spoolGraceMs: 3_600_000, packageGraceMs: 3_600_000 });
     expect(report.packagesRemoved).toBe(1);
@@ -128,9 +128,9 @@ describe('janitor', () => {
 
 describe('janitor problems', () => {
   it('reports what it cannot clean by path and goes on; a file that vanished is no problem', async () => {
-    const notADirectory = join(storage.blobs.tmpDirectory, `not-a-dir-${Date.now()}`);
+    const notADirectory = join((storage.blobs as LocalBlobStore).tmpDirectory, `not-a-dir-${Date.now()}`);
     await writeFile(notADirectory, 'a file where a directory is expected');
-    const vanished = join(storage.blobs.tmpDirectory, 'gone-already');
+    const vanished = join((storage.blobs as LocalBlobStore).tmpDirectory, 'gone-already');
     const report = await cleanExpired(state, { ...storage, tmpDirs: [notADirectory, vanished, ...storage.tmpDirs] }, { blobGraceMs: 3_600_000, spoolGraceMs: 3_600_000, packageGraceMs: 3_600_000 });
     expect(report.problems).toEqual([{ path: notADirectory, error: expect.stringMatching(/ENOTDIR/) }]);
     await rm(notADirectory);

@@ -31,6 +31,8 @@ export interface Config {
     adminToken: string | undefined;
   };
   dataDir: string;
+  /** Where uploads, blobs and packages live; `s3` is set only with STORAGE=s3 (S3_BUCKET then required). */
+  storage: { kind: 'local' | 's3'; s3: S3Config | undefined; assetDelivery: 'proxy' | 'presigned'; assetUrlTtlSeconds: number };
   limits: {
     maxUploadBytes: number;
     maxBatchFiles: number;
@@ -78,6 +80,17 @@ export interface Config {
   shutdownGraceMs: number;
 }
 
+export interface S3Config {
+  bucket: string;
+  prefix: string;
+  region: string;
+  endpoint: string | undefined;
+  forcePathStyle: boolean;
+  sse: 'AES256' | 'aws:kms' | 'aws:kms:dsse' | undefined;
+  sseKmsKeyId: string | undefined;
+  multipartThresholdBytes: number;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   // Empty strings mean "unset": `FOO= npm start` should not fail validation.
   const input = Object.fromEntries(VARIABLES.map((v) => [v.name, env[v.name] === '' ? undefined : env[v.name]]));
@@ -88,6 +101,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     );
   }
   const e: Env = parsed.data;
+  if (e.STORAGE === 's3' && e.S3_BUCKET === undefined) throw new ConfigError([{ variable: 'S3_BUCKET', message: 'required with STORAGE=s3' }]);
+  if (e.ASSET_DELIVERY === 'presigned' && e.STORAGE !== 's3') throw new ConfigError([{ variable: 'ASSET_DELIVERY', message: 'presigned needs STORAGE=s3' }]);
   const trustedHosts = (e.TRUSTED_HOSTS ?? '').split(',').map((h) => h.trim().toLowerCase()).filter(Boolean);
   return {
     env: e.READPACK_ENV,
@@ -109,6 +124,24 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       adminToken: e.ADMIN_TOKEN,
     },
     dataDir: e.DATA_DIR,
+    storage: {
+      kind: e.STORAGE,
+      s3:
+        e.STORAGE === 's3' && e.S3_BUCKET !== undefined
+          ? {
+              bucket: e.S3_BUCKET,
+              prefix: e.S3_PREFIX,
+              region: e.S3_REGION,
+              endpoint: e.S3_ENDPOINT,
+              forcePathStyle: e.S3_FORCE_PATH_STYLE,
+              sse: e.S3_SSE,
+              sseKmsKeyId: e.S3_SSE_KMS_KEY_ID,
+              multipartThresholdBytes: e.S3_MULTIPART_THRESHOLD_BYTES,
+            }
+          : undefined,
+      assetDelivery: e.ASSET_DELIVERY,
+      assetUrlTtlSeconds: e.ASSET_URL_TTL_SECONDS,
+    },
     limits: {
       maxUploadBytes: e.MAX_UPLOAD_BYTES,
       maxBatchFiles: e.MAX_BATCH_FILES,

@@ -1,17 +1,11 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
+import { copyFile, mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Transform, type Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import type { Readable } from 'node:stream';
 import { ignoreMissing } from './missing.js';
-
-export interface BlobInfo {
-  sha256: string;
-  size: number;
-}
-
-const SHA256 = /^[0-9a-f]{64}$/;
+import { spoolTo, tmpName, verifiedStream } from './spool.js';
+import { checkSha256, ChecksumMismatchError, SHA256, type BlobInfo, type BlobLocation, type BlobStore } from './storage.js';
 
 /**
  * Content-addressed, immutable blobs on a local (or shared, e.g. NFS/volume) directory.
@@ -19,7 +13,7 @@ const SHA256 = /^[0-9a-f]{64}$/;
  * reader never sees half a blob, and writing the same content twice is a no-op.
  * Layout: `<root>/<first two hex>/<sha256>`; `<root>/.tmp/` holds writes in progress.
  */
-export class LocalBlobStore {
+export class LocalBlobStore implements BlobStore {
   private readonly tmpDir: string;
 
   constructor(readonly root: string) {
@@ -30,9 +24,12 @@ export class LocalBlobStore {
     await mkdir(this.tmpDir, { recursive: true });
   }
 
+  get location(): BlobLocation {
+    return { kind: 'local', root: this.root };
+  }
+
   pathOf(sha256: string): string {
-    if (!SHA256.test(sha256)) throw new Error(`not a sha256: ${sha256}`);
-    return join(this.root, sha256.slice(0, 2), sha256);
+    return join(this.root, checkSha256(sha256).slice(0, 2), sha256);
   }
 
   /** Only a missing file means "no": a blob we cannot stat (EACCES, EIO) is an error, not absent. */
@@ -67,24 +64,7 @@ export class LocalBlobStore {
    * past `limitBytes` is aborted with `BlobTooLargeError` and its partial file removed.
    */
   async spool(source: Readable, limitBytes = Number.POSITIVE_INFINITY): Promise<BlobInfo & { path: string }> {
-    const path = this.tmpPath();
-    const hash = createHash('sha256');
-    let size = 0;
-    const meter = new Transform({
-      transform(chunk: Buffer, _encoding, callback) {
-        size += chunk.length;
-        if (size > limitBytes) return callback(new BlobTooLargeError(limitBytes));
-        hash.update(chunk);
-        callback(null, chunk);
-      },
-    });
-    try {
-      await pipeline(source, meter, createWriteStream(path, { flags: 'wx' }));
-    } catch (error) {
-      await rm(path, { force: true });
-      throw error;
-    }
-    return { path, sha256: hash.digest('hex'), size };
+    return spoolTo(this.tmpDir, source, limitBytes);
   }
 
   /** Takes a spooled file into the store under its hash (a rename: same filesystem). */
@@ -92,12 +72,35 @@ export class LocalBlobStore {
     await this.moveIntoPlace(path, sha256);
   }
 
+  /** Verified against the sha256 as it streams: a corrupt file ends in an error, not a clean end. */
   read(sha256: string): Readable {
-    return createReadStream(this.pathOf(sha256));
+    return verifiedStream(createReadStream(this.pathOf(sha256)), sha256, this.pathOf(sha256));
   }
 
   async readBuffer(sha256: string): Promise<Buffer> {
-    return readFile(this.pathOf(sha256));
+    const bytes = await readFile(this.pathOf(sha256));
+    const actual = createHash('sha256').update(bytes).digest('hex');
+    if (actual !== sha256) throw new ChecksumMismatchError(this.pathOf(sha256), sha256, actual);
+    return bytes;
+  }
+
+  /** Through a temporary name: a reader of `path` never sees half a copy. */
+  async copyTo(sha256: string, path: string): Promise<void> {
+    const partial = `${path}.${randomBytes(6).toString('hex')}.part`;
+    try {
+      await copyFile(this.pathOf(sha256), partial);
+      await rename(partial, path);
+    } catch (error) {
+      await rm(partial, { force: true });
+      throw error;
+    }
+  }
+
+  /** The stored file itself: immutable, and the janitor spares blobs a live job references. */
+  async withLocalFile<T>(sha256: string, use: (path: string) => Promise<T>): Promise<T> {
+    // Checked first so that a missing blob fails here, alike for every store, not inside `use`.
+    await stat(this.pathOf(sha256));
+    return use(this.pathOf(sha256));
   }
 
   /** Every stored blob with its write time (for the janitor's mark and sweep). */
@@ -123,7 +126,7 @@ export class LocalBlobStore {
 
   /** A fresh temporary path on the store's filesystem (renames stay atomic). */
   tmpPath(): string {
-    return join(this.tmpDir, `${Date.now()}-${randomBytes(8).toString('hex')}`);
+    return tmpName(this.tmpDir);
   }
 
   private async moveIntoPlace(tmp: string, sha256: string): Promise<void> {
@@ -135,12 +138,5 @@ export class LocalBlobStore {
     await mkdir(join(this.root, sha256.slice(0, 2)), { recursive: true });
     // rename() replaces atomically; two writers of the same content race harmlessly.
     await rename(tmp, target);
-  }
-}
-
-export class BlobTooLargeError extends Error {
-  override readonly name = 'BlobTooLargeError';
-  constructor(readonly limitBytes: number) {
-    super(`content exceeds ${limitBytes} bytes`);
   }
 }

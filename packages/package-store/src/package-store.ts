@@ -1,27 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import type { LocalBlobStore } from './blob-store.js';
-import type { AssetEntry, PackageManifest } from './manifest.js';
+import type { PackageManifest } from './manifest.js';
 import { ignoreMissing, isMissing } from './missing.js';
-
-export interface WrittenPackage {
-  packageId: string;
-  size: number;
-  sha256: string;
-}
-
-/**
- * What the asset route needs to decide, without the manifest: whose package it is and which assets
- * it holds. A manifest can be megabytes of text; reading and parsing it only to refuse another
- * tenant made refusals slow (a timing oracle, and a way to slow the owner's polls).
- */
-export interface PackageIndex {
-  tenant: string;
-  assets: AssetEntry[];
-}
-
-const PACKAGE_ID = /^[A-Za-z0-9_-]{8,128}$/;
+import { PACKAGE_ID, type BlobStore, type PackageIndex, type PackageRepository, type WrittenPackage } from './storage.js';
 
 /**
  * Reading packages: `<root>/<packageId>.json`, the manifest, whose assets are blobs in the
@@ -32,10 +14,10 @@ const PACKAGE_ID = /^[A-Za-z0-9_-]{8,128}$/;
  * The manifest is serialized deterministically, so writing the same package twice leaves one
  * byte-identical file.
  */
-export class PackageStore {
+export class PackageStore implements PackageRepository {
   constructor(
     private readonly root: string,
-    private readonly blobs: LocalBlobStore,
+    private readonly blobs: BlobStore,
   ) {}
 
   async init(): Promise<void> {

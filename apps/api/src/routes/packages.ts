@@ -60,6 +60,18 @@ export function packagesRouter(ctx: ApiContext): Router {
       res.status(304).end();
       return;
     }
+    const { assetDelivery, assetUrlTtlSeconds } = ctx.config.storage;
+    if (assetDelivery === 'presigned' && ctx.storage.blobs.signedUrl) {
+      // Signed only now, after the tenant check; short-lived, so the redirect itself is not cached.
+      const url = await ctx.storage.blobs.signedUrl(asset.sha256, {
+        ttlSeconds: assetUrlTtlSeconds,
+        contentType: mediaType,
+        contentDisposition: String(res.get('Content-Disposition')),
+        cacheControl: 'private, max-age=31536000, immutable',
+      });
+      res.set('Cache-Control', 'private, no-store').redirect(302, url);
+      return;
+    }
     res.set({ 'Content-Type': mediaType, 'Content-Length': String(asset.size) });
     const stream = ctx.storage.blobs.read(asset.sha256);
     stream.on('error', (error) => res.destroy(error));

@@ -1,7 +1,7 @@
 import { rm } from 'node:fs/promises';
 import type { Request } from 'express';
 import multer from 'multer';
-import type { LocalBlobStore } from '@readpack/package-store';
+import type { BlobStore } from '@readpack/package-store';
 
 /** A multipart file after spooling: on disk (not in memory), hashed, not yet accepted. */
 export interface SpooledFile {
@@ -16,7 +16,7 @@ export interface SpooledFile {
  * Multer storage that streams each file part to the blob store's spool while hashing it, so an
  * upload never sits whole in memory and its sha256 is known without a second read.
  */
-export function spoolStorage(blobs: LocalBlobStore, limitBytes: number): multer.StorageEngine {
+export function spoolStorage(blobs: BlobStore, limitBytes: number): multer.StorageEngine {
   return {
     _handleFile(_req: Request, file, callback) {
       blobs.spool(file.stream, limitBytes).then(

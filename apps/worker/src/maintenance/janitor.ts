@@ -1,7 +1,7 @@
 import { readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { JobStateStore } from '@readpack/job-state';
-import { ignoreMissing, type Storage } from '@readpack/package-store';
+import { ignoreMissing, removeOrphanScratch, type Storage } from '@readpack/package-store';
 
 export interface JanitorReport {
   packagesRemoved: number;
@@ -73,6 +73,12 @@ export async function cleanExpired(state: JobStateStore, storage: Storage, polic
     problem((error as NodeJS.ErrnoException).path ?? storage.blobs.root, error);
   }
   for (const dir of storage.tmpDirs) report.spoolRemoved += await removeOlderThan(dir, now - policy.spoolGraceMs, problem);
+  // Downloads of consumers that died mid-parse on this host (S3: os.tmpdir()/readpack-<pid>).
+  try {
+    report.spoolRemoved += await removeOrphanScratch();
+  } catch (error) {
+    problem('readpack scratch directories', error);
+  }
   return report;
 }
 

@@ -1,4 +1,4 @@
-import { copyFile, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { jobRefFields, RENDITION_PART, type RenditionRef } from '@readpack/queues';
@@ -53,7 +53,7 @@ export const convertStage = defineStage({
       const dir = await mkdtemp(join(tmpdir(), 'readpack-convert-'));
       try {
         const input = join(dir, `document.${extension}`);
-        await copyFile(storage.blobs.pathOf(payload.source.sha256), input);
+        await storage.blobs.copyTo(payload.source.sha256, input);
         const started = performance.now();
         let output: string;
         try {

@@ -127,14 +127,13 @@ async function imageExtraction({ storage }: StageContext): Promise<StoredExtract
 }
 
 async function extractLocally(sha256: string, mediaType: string, password: string | undefined, { storage, parsePool, config }: StageContext<'parsePool'>, rendition?: RenditionRef): Promise<StoredExtraction> {
-  const input = { path: storage.blobs.pathOf(sha256), mediaType, ...(password === undefined ? {} : { password }) };
   const { zip } = config.limits;
-  const parsed = await parsePool.parse(input, {
+  const parsed = await storage.blobs.withLocalFile(sha256, (path) => parsePool.parse({ path, mediaType, ...(password === undefined ? {} : { password }) }, {
     maxPages: config.limits.maxPages,
     maxZipEntries: zip.maxEntries,
     maxZipUncompressedBytes: zip.maxUncompressedBytes,
     maxZipRatio: zip.maxRatio,
-  });
+  }));
   const images = [];
   for (const image of parsed.images) {
     const { sha256: imageSha, size } = await storage.blobs.putBuffer(image.data);

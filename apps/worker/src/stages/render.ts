@@ -22,15 +22,15 @@ export const renderStage = defineStage({
     if (!(await storage.blobs.has(payload.source.sha256))) {
       throw new PermanentFailure('source_missing', 'The uploaded file is no longer stored; upload it again.');
     }
-    const refs = await renderPool.render({
-      blobRoot: storage.blobs.root,
-      path: storage.blobs.pathOf(payload.source.sha256),
+    const refs = await storage.blobs.withLocalFile(payload.source.sha256, (path) => renderPool.render({
+      blobs: storage.blobs.location,
+      path,
       kind: payload.kind,
       page: payload.page,
       dpi: config.ocr.renderDpi,
       maxPixels: config.limits.maxImagePixels,
       ...passwordField(pdfPassword(secrets, payload.secrets?.password, payload.jobId)),
-    });
+    }));
     return { ok: true, refs };
   },
 });
