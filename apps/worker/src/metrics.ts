@@ -2,9 +2,8 @@ import type { Job, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Stage } from '@readpack/config';
-import type { JobStateStore } from '@readpack/job-state';
+import type { JobErrorCode, JobStateStore } from '@readpack/job-state';
 import type { Logger } from '@readpack/logging';
-import { classify } from './failures.js';
 import { CONSUMER_METRICS_PUSH_MS, CONSUMER_METRICS_TTL_MS, consumerMetricsIndexKey, consumerMetricsKey } from '@readpack/queues';
 
 /*
@@ -19,6 +18,8 @@ import { CONSUMER_METRICS_PUSH_MS, CONSUMER_METRICS_TTL_MS, consumerMetricsIndex
 const DURATION_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
 
 export interface ConsumerMetrics {
+  /** Counts a job (or page) failed for good, by its code: called from the runner's one final-failure path. */
+  failed(code: JobErrorCode): void;
   /** Writes a last snapshot and stops pushing. */
   close(): Promise<void>;
 }
@@ -86,10 +87,8 @@ export function startConsumerMetrics({ stage, worker, concurrency, connection, p
       );
     }
   });
-  worker.on('failed', (job, error) => {
-    if (!job) return;
-    ended(job, 'failed');
-    if (isFinal(job, error)) failures.inc({ stage, code: failureCode(error) });
+  worker.on('failed', (job) => {
+    if (job) ended(job, 'failed');
   });
   worker.on('stalled', () => takeovers.inc(labels));
 
@@ -107,6 +106,9 @@ export function startConsumerMetrics({ stage, worker, concurrency, connection, p
   void beat();
 
   return {
+    failed(code: JobErrorCode) {
+      failures.inc({ stage, code });
+    },
     async close() {
       clearInterval(timer);
       startedAt.clear();
@@ -134,14 +136,3 @@ async function documentPages(state: JobStateStore, job: Job): Promise<number> {
 }
 
 const PAGED = /^(application\/pdf|image\/|application\/vnd\.openxmlformats-officedocument\.presentationml)/;
-
-/** As the runner decides (runner.ts isFinalFailure): no attempt is left, or the failure is permanent. */
-function isFinal(job: Job, error: Error): boolean {
-  return error.name === 'UnrecoverableError' || job.attemptsMade >= (job.opts.attempts ?? 1);
-}
-
-/** The documented code the job's record gets; BullMQ's own poison bound is `stalled`. */
-function failureCode(error: Error): string {
-  if (/stalled more than allowable limit|started more than allowable limit/i.test(error.message)) return 'stalled';
-  return classify(error).code;
-}

@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { Worker as Thread } from 'node:worker_threads';
 import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Config, Stage } from '@readpack/config';
-import { deadLettered, JOB_ERRORS, JobStateStore, LeaseLostError, type JobRef, type Lease } from '@readpack/job-state';
+import { deadLettered, JOB_ERRORS, JobStateStore, LeaseLostError, type JobErrorCode, type JobRef, type Lease } from '@readpack/job-state';
 import { jobLogger, PROCESS_IDENTITY, type Logger } from '@readpack/logging';
 import { openStorage } from '@readpack/package-store';
 import { bullPrefix, bullWorkerLeaseOptions, CONVERTER_REFRESH_MS, jobOptionOverrides, leaseSettings, publishConverter, QueueProducer, QUEUES, readConverter, type LeaseSettings, type PayloadOf } from '@readpack/queues';
@@ -38,6 +38,8 @@ interface RunnerContext {
   heartbeatMs: number;
   /** The stage's poison bounds, enforced here (see bullWorkerLeaseOptions). */
   bounds: LeaseSettings;
+  /** Counts a final failure by its code (metrics.ts); set once the worker runs. */
+  countFailure?: (code: JobErrorCode) => void;
 }
 
 /**
@@ -88,6 +90,7 @@ export async function startConsumer(stage: Stage, config: Config, logger: Logger
   });
   ctx.worker = worker;
   const metrics = startConsumerMetrics({ stage, worker, concurrency: config.stages[stage].concurrency, connection, prefix: config.redis.prefix, identity: PROCESS_IDENTITY, logger, state });
+  ctx.countFailure = (code) => metrics.failed(code);
   worker.on('error', (error) => logger.error('worker error', { stage, error: error.message }));
   worker.on('stalled', (jobId) => logger.warn('job stalled; taking it over', { stage, bullJobId: jobId }));
   // Every final failure is recorded by the processor (runJob → finalFailure). BullMQ fails a job
@@ -265,6 +268,7 @@ async function releaseLease(ctx: RunnerContext, ref: JobRef, lease: Lease, logge
  */
 async function finalFailure(ctx: RunnerContext, job: Job, lease: Lease | undefined, failure: Classified, logger: Logger): Promise<ChildFailed> {
   const ref = refOf(job);
+  ctx.countFailure?.(failure.code);
   logger.error('job failed', { code: failure.code, error: failure.message, permanent: failure.permanent, deadLettered: deadLettered(failure.code) });
   if (ctx.handler.failureOwner === 'parent' && lease) {
     const payload = job.data as PayloadOf<Stage>;

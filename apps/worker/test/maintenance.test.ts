@@ -151,7 +151,7 @@ describe('schedulers', () => {
     await maintenance.close();
 
     const env = serviceEnv({ REDIS_URL: config.redis.url, READPACK_PREFIX: config.redis.prefix, DATA_DIR: config.dataDir });
-    const listing = await run(process.execPath, [builtScript('apps/worker/dist/ops.js'), 'schedulers'], { env });
+    const listing = await run(process.execPath, [builtScript('apps/cli/dist/main.js'), 'ops', 'schedulers'], { env });
     expect(listing.stdout).toMatch(/sweeper/);
     expect(listing.stdout).not.toMatch(/DUPLICATE|MISSING|UNKNOWN/);
   }, 60_000);
