@@ -67,6 +67,18 @@ describe('reading order (XY-cut)', () => {
     expect(order[order.length - 1]).toMatch(/^A closing/);
   });
 
+  it('reads the rows of a table without rules across, and the line under it after them', () => {
+    // A two-column table far apart (as LibreOffice sets one), then a sentence longer than the
+    // first column: the gutter runs through all of them, but short cells are no text column.
+    const items = [
+      frag('Region', 57, 120), frag('Revenue', 298, 120),
+      frag('North', 57, 134), frag('1200', 298, 134),
+      frag('South', 57, 148), frag('800', 298, 148),
+      frag('Closing words of the', 57, 162), frag('report.', 298, 176),
+    ];
+    expect(texts(readingOrder(items.reverse(), 10))).toEqual(['Region', 'Revenue', 'North', '1200', 'South', '800', 'Closing words of the', 'report.']);
+  });
+
   it('does not split bullets from their text', () => {
     const items = [frag('•', 72, 100), frag('first item text here', 90, 100), frag('•', 72, 112), frag('second item text here', 90, 112)];
     expect(texts(readingOrder(items, 10))).toEqual(['•', 'first item text here', '•', 'second item text here']);

@@ -116,7 +116,24 @@ function verticalSplit<T extends Boxed>(items: readonly T[], unit: number): [T[]
   // A column holds several lines (or a figure): a lone line beside another one is no column, as
   // in the labels of a diagram or a heading under a caption that ends further right.
   const column = (side: T[]): boolean => side.length >= 2 || (side.length === 1 && height(side[0]!.bbox) >= 2 * unit);
-  return column(left) && column(right) ? [left, right] : undefined;
+  return column(left) && column(right) && !cellsBesideCells(left) && !cellsBesideCells(right) ? [left, right] : undefined;
+}
+
+/** Below this share of lines filling half their side, a side is short cells (a table, a form), not running text. */
+const MIN_FILLED = 0.5;
+
+/**
+ * A side of a would-be column split that is mostly short pieces (cells of a table without rules,
+ * the labels of a form: `Region`, `North`, `South` beside `Revenue`, `1200`, `800`) is no text
+ * column: its rows read across with their neighbours. Text columns are mostly lines that fill
+ * their width. (Three pieces at least: two say nothing.)
+ */
+function cellsBesideCells<T extends Boxed>(side: readonly T[]): boolean {
+  if (side.length < 3) return false;
+  const x0 = Math.min(...side.map((i) => i.bbox[0]));
+  const x1 = Math.max(...side.map((i) => i.bbox[2]));
+  const filled = side.filter((i) => i.bbox[2] - i.bbox[0] >= 0.5 * (x1 - x0)).length;
+  return filled / side.length < MIN_FILLED;
 }
 
 /**
