@@ -1,8 +1,15 @@
-export { OcrEngine, type OcrEngineOptions, type RecognizeOptions } from './engine.js';
-export type { OcrPage, OcrLine, OcrWord, PixelBox } from './page-result.js';
+export { OcrEngine, type OcrEngineOptions } from './engine.js';
+export { NativeOcrEngine, nativeTesseractVersion, type NativeOcrEngineOptions } from './native.js';
+export { createOcrReader, OCR_ENGINES, type OcrEngineKind } from './create.js';
+export type { OcrReader, RecognizeOptions, ReaderStats, ScriptDetection } from './reader.js';
+export type { Segmentation } from './settings.js';
+export type { OcrPage, OcrParagraph, OcrLine, OcrWord, PixelBox } from './page-result.js';
+export { pageFromTsv, joinWords } from './page-result.js';
 export type { OcrImage, GrayPixels } from './image-input.js';
 export { pixelBoxToPoints, type PointBox } from './coordinates.js';
 export { OcrError, type OcrErrorCode } from './errors.js';
 export { DEBIAN_TESSDATA_DIR, resolveLanguageData, type LanguageData } from './tessdata.js';
 export { parseLanguages, type LanguageSpec } from './languages.js';
 export { TESSERACT_VERSION } from './version.js';
+export { scriptLanguage, languageForText, languageForCidOrderings, type ScriptLanguage } from './script-language.js';
+export { readPage, readingScore, SNIPPET_CHARS, type ReadOptions } from './reading-policy.js';

@@ -1,0 +1,39 @@
+import type { OcrImage } from './image-input.js';
+import type { LanguageSpec } from './languages.js';
+import type { OcrPage } from './page-result.js';
+import type { OcrReader } from './reader.js';
+
+/**
+ * How Readpack reads a page, the steps kept because `bench:ocr` showed them to help (its
+ * "preprocessing" section measures each with and without, per language and glyph size):
+ *
+ * - gray pixels as they are (no thresholding, no scaling: tesseract binarises and rescales
+ *   itself, and both did worse or no better in the bench);
+ * - tesseract's automatic layout analysis first (columns, tables and pictures stay apart);
+ * - a snippet (fewer than SNIPPET_CHARS characters read) is read again as one uniform block, and
+ *   the reading with more confidently read characters kept: on short CJK lines the layout
+ *   analysis split off or dropped leading characters (a 320×180 one-line chi_sim image lost 2
+ *   of its 6), which the single-block reading reads right. A full page is never read twice.
+ */
+export const SNIPPET_CHARS = 200;
+
+export interface ReadOptions {
+  lang: LanguageSpec;
+  /** Resolution hint; undefined (the default policy) lets tesseract estimate it. */
+  dpi?: number;
+  /** Off: one automatic-layout reading only (the bench's "without" column). */
+  snippetRescue?: boolean;
+}
+
+/** Σ word length × confidence: how much text a reading got, and how surely. */
+export function readingScore(page: OcrPage): number {
+  return page.words.reduce((sum, w) => sum + [...w.text].length * w.confidence, 0);
+}
+
+export async function readPage(reader: OcrReader, image: OcrImage, options: ReadOptions): Promise<OcrPage> {
+  const hint = options.dpi === undefined ? {} : { dpi: options.dpi };
+  const auto = await reader.recognize(image, { lang: options.lang, segmentation: 'auto', ...hint });
+  if (options.snippetRescue === false || [...auto.text.replace(/\s/g, '')].length >= SNIPPET_CHARS) return auto;
+  const block = await reader.recognize(image, { lang: options.lang, segmentation: 'block', ...hint });
+  return readingScore(block) > readingScore(auto) ? block : auto;
+}
