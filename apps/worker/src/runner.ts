@@ -5,7 +5,7 @@ import { JobStateStore, type JobRef } from '@readpack/job-state';
 import { jobLogger, PROCESS_IDENTITY, type Logger } from '@readpack/logging';
 import { openStorage } from '@readpack/package-store';
 import { bullPrefix, jobOptionOverrides, leaseSettings, QueueProducer, QUEUES } from '@readpack/queues';
-import { OcrEngine } from '@readpack/ocr';
+import { createOcrReader } from '@readpack/ocr';
 import { openSecretBox } from '@readpack/secrets';
 import { createConsumerConnection } from '@readpack/redis';
 import { DeadLetterWriter, startDeadLetterWorker } from './dead-letters.js';
@@ -66,7 +66,8 @@ export async function startConsumer(stage: Stage, config: Config, logger: Logger
   }
   if (handler.needs.includes('ocr')) {
     // Fails at boot when the default language's data is missing: better than failing every page.
-    services.ocr = new OcrEngine({ tessdataDir: config.ocr.tessdataDir, concurrency, languages: [config.ocr.defaultLang] });
+    const languages = [config.ocr.defaultLang === 'auto' ? 'eng' : config.ocr.defaultLang];
+    services.ocr = createOcrReader(config.ocr.engine, { tessdataDir: config.ocr.tessdataDir, concurrency, languages });
   }
   if (handler.needs.includes('mineru')) services.mineru = mineruClientFrom(config);
   if (handler.needs.includes('secrets')) services.secrets = await openSecretBox(resolve(config.dataDir));

@@ -2,6 +2,7 @@ import { jobRefFields, type FlowChild } from '@readpack/queues';
 import { TESSERACT_VERSION } from '@readpack/ocr';
 import { parsedDocument, type ParsedDocument } from '@readpack/parsers';
 import { chooseEngine } from '../engine-choice.js';
+import { pageLanguage } from '../ocr-language.js';
 import { pagesNeedingOcr } from '../ocr-routing.js';
 import { pdfPassword } from '../secrets.js';
 import type { Extraction } from '../extraction.js';
@@ -42,11 +43,13 @@ export const extractStage: StageHandler<'extract'> = {
       ocrPages = isImage ? [0] : pagesNeedingOcr(extraction.document.pages, config.ocr.minCharsPerPage);
       const kind = isImage ? 'image' : 'pdf-page';
       for (const page of ocrPages) {
+        const lang = pageLanguage(payload.options, extraction.document.pages, page);
         const pagePayload = { ...ref, source: payload.source, options: payload.options, page };
+        const ocrPayload = { ...pagePayload, ...(lang ? { lang } : {}) };
         // render runs first (the child), then ocr (its parent) reads the pixels it stored. Only
         // render opens the PDF, so only render gets the (still sealed) password.
         const renderPayload = { ...pagePayload, kind, ...(payload.secrets ? { secrets: payload.secrets } : {}) };
-        children.push({ name: 'ocr', part: `p${page}`, payload: pagePayload, children: [{ name: 'render', part: `p${page}`, payload: renderPayload }] });
+        children.push({ name: 'ocr', part: `p${page}`, payload: ocrPayload, children: [{ name: 'render', part: `p${page}`, payload: renderPayload }] });
       }
     }
     logger.info('extracted', { engine, ocrPages: ocrPages.length, children: children.length, ...extraction?.summary });

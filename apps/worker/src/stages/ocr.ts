@@ -1,9 +1,10 @@
-import { OcrError, TESSERACT_VERSION, type OcrPage } from '@readpack/ocr';
+import { joinWords, OcrError, readPage, type OcrPage, type OcrReader } from '@readpack/ocr';
 import { PROCESS_IDENTITY } from '@readpack/logging';
-import type { BBox, FlowBlock, OcrLangSource } from '@readpack/reading-package';
+import type { BBox, FlowBlock, OcrLangSource, Origin } from '@readpack/reading-package';
 import { PermanentFailure, TransientFailure } from '../failures.js';
+import { imageLanguage, surer } from '../image-language.js';
 import type { RenderedPageRefs } from '../render-task.js';
-import type { StageContext, StageHandler } from '../stage.js';
+import type { StageHandler } from '../stage.js';
 
 /** What a page's OCR job hands the document's assemble job. */
 export interface PageChildResult {
@@ -26,7 +27,7 @@ export interface StoredOcrPage {
   /** Page size in `unit`. */
   width?: number;
   height?: number;
-  /** The page as blocks in reading order, boxes in `unit`. */
+  /** The page as blocks in reading order (tesseract's paragraphs), boxes in `unit`. */
   blocks: FlowBlock[];
   engine: { parser: string; version: string };
   /** The consumer that read it (operators compare pids when OCR is scaled out). */
@@ -35,9 +36,11 @@ export interface StoredOcrPage {
 }
 
 /**
- * ocr: reads one rendered page with a warm tesseract.js worker (offline language data). The page's
- * render job is its child: its return value says where the pixels are; if it failed for good, the
- * page fails with the render's code. Either way the page counts towards the document's progress.
+ * ocr: reads one rendered page with the OCR engine (OCR_ENGINE: tesseract.js workers or native
+ * tesseract; offline language data). The page's render job is its child: its return value says
+ * where the pixels are; if it failed for good, the page fails with the render's code. Either way
+ * the page counts towards the document's progress. The language is extract's choice for the
+ * page when it had one, else decided here from the pixels (image-language.ts).
  */
 export const ocrStage: StageHandler<'ocr'> = {
   stage: 'ocr',
@@ -45,14 +48,16 @@ export const ocrStage: StageHandler<'ocr'> = {
   needs: ['ocr'],
   failureOwner: 'parent',
   async handle(payload, ctx): Promise<PageChildResult> {
-    const { ocr, storage, state, job } = ctx;
+    const { ocr, storage, state, job, config } = ctx;
     if (!ocr) throw new Error('ocr needs the OCR engine');
     const rendered = Object.values(await job.getChildrenValues())[0] as RenderedPageRefs | undefined;
     if (!rendered) throw renderFailure(await job.getIgnoredChildrenFailures());
     if (!(await storage.blobs.has(rendered.pixels.sha256))) throw new TransientFailure('internal_error', 'The rendered page is missing from the blob store.');
-    const page = await recognize(ctx, await storage.blobs.readBuffer(rendered.pixels.sha256), payload.options.ocrLang);
+    const pgm = await storage.blobs.readBuffer(rendered.pixels.sha256);
+    const fallback = config.ocr.defaultLang === 'auto' ? 'eng' : config.ocr.defaultLang;
+    const { page, lang, langSource } = await typed(() => read(ocr, pgm, payload.lang, fallback));
     const lines = page.lines.map((l) => ({ text: l.text, confidence: Math.round(l.confidence), bbox: toPageUnits(l.bbox, rendered) }));
-    const origin = { ...ENGINE, engine: 'ocr' as const };
+    const origin: Origin = { ...ocr.origin, engine: 'ocr' };
     const stored: StoredOcrPage = {
       page: payload.page,
       text: page.text,
@@ -61,10 +66,10 @@ export const ocrStage: StageHandler<'ocr'> = {
       unit: rendered.unit,
       width: rendered.pageWidth,
       height: rendered.pageHeight,
-      blocks: page.text.trim() ? [{ type: 'paragraph', page: payload.page, text: page.text.trim(), origin, ...unionBox(lines) }] : [],
-      lang: payload.options.ocrLang,
-      langSource: 'request',
-      engine: ENGINE,
+      blocks: toBlocks(page, payload.page, origin, rendered),
+      lang,
+      langSource,
+      engine: ocr.origin,
       readBy: PROCESS_IDENTITY,
       rendered,
     };
@@ -77,11 +82,28 @@ export const ocrStage: StageHandler<'ocr'> = {
   },
 };
 
-const ENGINE = { parser: 'tesseract.js', version: TESSERACT_VERSION };
+interface Reading {
+  page: OcrPage;
+  lang: string;
+  langSource: OcrLangSource;
+}
 
-async function recognize(ctx: StageContext, pgm: Buffer, lang: string): Promise<OcrPage> {
+async function read(ocr: OcrReader, pgm: Buffer, chosen: { code: string; source: OcrLangSource } | undefined, fallback: string): Promise<Reading> {
+  if (chosen) return { page: await readPage(ocr, pgm, { lang: chosen.code }), lang: chosen.code, langSource: chosen.source };
+  const found = await imageLanguage(ocr, pgm, fallback);
+  const page = await readPage(ocr, pgm, { lang: found.lang });
+  if (found.lang !== 'chi_sim' && found.lang !== 'chi_tra') return { page, lang: found.lang, langSource: found.source };
+  // Han script alone does not say Simplified or Traditional: both read it, the surer one counts.
+  const other = found.lang === 'chi_sim' ? 'chi_tra' : 'chi_sim';
+  const second = await readPage(ocr, pgm, { lang: other });
+  const best = surer(page, second);
+  return { page: best, lang: best === page ? found.lang : other, langSource: found.source };
+}
+
+/** Engine errors about the input or the language data will not change on retry: the page fails for good. */
+async function typed<T>(work: () => Promise<T>): Promise<T> {
   try {
-    return await ctx.ocr!.recognize(pgm, { lang });
+    return await work();
   } catch (error) {
     if (error instanceof OcrError && PERMANENT_OCR_ERRORS.has(error.code)) throw new PermanentFailure(`ocr_${error.code}`, error.message);
     throw error;
@@ -96,16 +118,18 @@ function renderFailure(failures: Record<string, string>): PermanentFailure {
   return new PermanentFailure(coded?.[1] ?? 'render_failed', coded?.[2] ?? reason);
 }
 
-function unionBox(lines: { bbox: BBox }[]): { bbox?: BBox } {
-  if (lines.length === 0) return {};
-  const xs0 = lines.map((l) => l.bbox[0]);
-  const ys0 = lines.map((l) => l.bbox[1]);
-  const xs1 = lines.map((l) => l.bbox[2]);
-  const ys1 = lines.map((l) => l.bbox[3]);
-  return { bbox: [Math.min(...xs0), Math.min(...ys0), Math.max(...xs1), Math.max(...ys1)] };
+/**
+ * Tesseract's paragraphs, in its reading order, as paragraph blocks: a scanned page gets the
+ * shape of a born-digital one. A paragraph's lines join as a text layer's would (a space, none
+ * between CJK characters); `lines` keeps the line breaks.
+ */
+function toBlocks(page: OcrPage, index: number, origin: Origin, rendered: RenderedPageRefs): FlowBlock[] {
+  return page.paragraphs
+    .filter((p) => p.text.trim() !== '')
+    .map((p) => ({ type: 'paragraph' as const, page: index, text: joinWords(p.text.split('\n')).trim(), bbox: toPageUnits(p.bbox, rendered), origin }));
 }
 
-function toPageUnits(bbox: { x0: number; y0: number; x1: number; y1: number }, rendered: RenderedPageRefs): [number, number, number, number] {
+function toPageUnits(bbox: { x0: number; y0: number; x1: number; y1: number }, rendered: RenderedPageRefs): BBox {
   const k = rendered.pixelsPerUnit > 0 ? 1 / rendered.pixelsPerUnit : 1;
   const round = (v: number) => Math.round(v * k * 10) / 10;
   return [round(bbox.x0), round(bbox.y0), round(bbox.x1), round(bbox.y1)];
