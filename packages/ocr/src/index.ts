@@ -13,3 +13,4 @@ export { parseLanguages, type LanguageSpec } from './languages.js';
 export { TESSERACT_VERSION } from './version.js';
 export { scriptLanguage, languageForText, languageForCidOrderings, type ScriptLanguage } from './script-language.js';
 export { readPage, readingScore, SNIPPET_CHARS, type ReadOptions } from './reading-policy.js';
+export { splitTsvPages } from './native.js';

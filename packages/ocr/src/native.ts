@@ -82,7 +82,9 @@ export class NativeOcrEngine implements OcrReader {
   private readonly command: string;
   private readonly languageData = new Map<string, LanguageData>();
   private readonly queue: Job[] = [];
-  private readonly running = new Set<{ kill: () => void; done: Promise<void> }>();
+  private readonly running = new Set<{ kill: () => void }>();
+  /** Batches in progress (writing files, running, cleaning up): close waits for them before removing the scratch directory. */
+  private readonly batches = new Set<Promise<void>>();
   private busy = 0;
   private started = 0;
   private closed = false;
@@ -133,10 +135,19 @@ export class NativeOcrEngine implements OcrReader {
   async detectScript(image: OcrImage): Promise<ScriptDetection | undefined> {
     if (this.closed) throw new OcrError('engine_closed', 'the OCR engine is closed');
     const data = resolveLanguageData(['osd'], this.tessdataDir);
+    const input = toTesseractInput(image);
+    const detection = this.osd(data, input);
+    const tracked = detection.then(() => undefined, () => undefined);
+    this.batches.add(tracked);
+    void tracked.finally(() => this.batches.delete(tracked));
+    return detection;
+  }
+
+  private async osd(data: LanguageData, input: Buffer): Promise<ScriptDetection | undefined> {
     const dir = await this.scratchDir();
     const file = join(dir, `osd-${process.pid}-${(this.started += 1)}.img`);
-    await writeFile(file, toTesseractInput(image));
     try {
+      await writeFile(file, input);
       const exit = await this.run([file, '-', '--tessdata-dir', data.langPath, '--psm', '0'], this.pageTimeoutMs);
       // A non-zero exit here is OSD declining (too few characters), not a failure of the engine.
       if (exit.code !== 0) return undefined;
@@ -158,7 +169,7 @@ export class NativeOcrEngine implements OcrReader {
     const closedError = new OcrError('engine_closed', 'the OCR engine was closed');
     for (const job of this.queue.splice(0)) job.reject(closedError);
     for (const child of this.running) child.kill();
-    await Promise.all([...this.running].map((c) => c.done));
+    await Promise.all([...this.batches]);
     if (this.scratch) await rm(await this.scratch, { recursive: true, force: true });
   }
 
@@ -173,10 +184,12 @@ export class NativeOcrEngine implements OcrReader {
       const batch = this.queue.filter((j) => j.key === first.key && j.settings.psm === first.settings.psm && j.settings.dpi === first.settings.dpi).slice(0, this.maxBatch);
       for (const job of batch) this.queue.splice(this.queue.indexOf(job), 1);
       this.busy += 1;
-      void this.runBatch(batch).finally(() => {
+      const running: Promise<void> = this.runBatch(batch).finally(() => {
         this.busy -= 1;
+        this.batches.delete(running);
         this.dispatch();
       });
+      this.batches.add(running);
     }
   }
 
@@ -225,8 +238,7 @@ export class NativeOcrEngine implements OcrReader {
       const out: Buffer[] = [];
       const err: Buffer[] = [];
       let failure: OcrError | undefined;
-      let finish: () => void = () => undefined;
-      const entry = { kill: () => child.kill('SIGKILL'), done: new Promise<void>((r) => (finish = r)) };
+      const entry = { kill: () => child.kill('SIGKILL') };
       this.running.add(entry);
       const timer = setTimeout(() => {
         failure = new OcrError('timeout', `native OCR ran past ${timeoutMs} ms; its process was stopped`);
@@ -240,7 +252,6 @@ export class NativeOcrEngine implements OcrReader {
       child.once('close', (code) => {
         clearTimeout(timer);
         this.running.delete(entry);
-        finish();
         if (this.closed && !failure) failure = new OcrError('engine_closed', 'the OCR engine was closed');
         if (failure) reject(failure);
         else resolve({ code, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') });

@@ -50,8 +50,12 @@ const PARAGRAPH = 3;
 const LINE = 4;
 const WORD = 5;
 
-/** Han, kana, Hangul and their punctuation: tesseract reports each such character as a word of its own. */
-const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u3000-\u303f\uff00-\uffef]/u;
+/**
+ * Han, kana and CJK punctuation: Chinese and Japanese are written without spaces, and tesseract
+ * reports such text in "words" of a character or a few. Not Hangul: Korean puts spaces between
+ * words, and tesseract's Korean words are those words.
+ */
+const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\u3000-\u303f\uff00-\uffef]/u;
 
 /** Words of one line as text: a space between words, except where both sides are CJK (no spaces in CJK text). */
 export function joinWords(words: readonly string[]): string {
