@@ -161,13 +161,26 @@ describe("this repository's requirements", () => {
   });
 
   it('the test suite needs redis-server unless REDIS_URL is set, both OCR languages and a Chinese font', () => {
-    expect(packagesOf(testRequirements({}))).toEqual(['redis-server', 'tesseract-ocr-eng', 'tesseract-ocr-chi-sim', 'fonts-wqy-zenhei', 'fontconfig']);
-    expect(packagesOf(testRequirements({ REDIS_URL: 'redis://127.0.0.1:6379' }))).toEqual(['tesseract-ocr-eng', 'tesseract-ocr-chi-sim', 'fonts-wqy-zenhei', 'fontconfig']);
+    const ocr = ['tesseract-ocr-eng', 'tesseract-ocr-chi-sim', 'tesseract-ocr-jpn', 'tesseract-ocr-chi-tra', 'tesseract-ocr-kor', 'tesseract-ocr-osd', 'tesseract-ocr'];
+    const fonts = ['fonts-wqy-zenhei', 'fontconfig', 'fonts-noto-cjk'];
+    expect(packagesOf(testRequirements({}))).toEqual(['redis-server', ...ocr, ...fonts]);
+    expect(packagesOf(testRequirements({ REDIS_URL: 'redis://127.0.0.1:6379' }))).toEqual([...ocr, ...fonts]);
   });
 
   it('npm start wants OCR data only when TESSDATA_DIR is unset, and a Chinese font always', () => {
-    expect(packagesOf(runtimeRequirements(undefined))).toEqual(['tesseract-ocr-chi-sim', 'tesseract-ocr-eng', 'fonts-wqy-zenhei', 'fontconfig']);
-    expect(packagesOf(runtimeRequirements('/srv/tessdata'))).toEqual(['fonts-wqy-zenhei', 'fontconfig']);
+    expect(packagesOf(runtimeRequirements(undefined))).toEqual([
+      'tesseract-ocr-chi-sim',
+      'tesseract-ocr-eng',
+      'tesseract-ocr-jpn',
+      'tesseract-ocr-chi-tra',
+      'tesseract-ocr-kor',
+      'tesseract-ocr-osd',
+      'tesseract-ocr',
+      'fonts-wqy-zenhei',
+      'fontconfig',
+      'fonts-noto-cjk',
+    ]);
+    expect(packagesOf(runtimeRequirements('/srv/tessdata'))).toEqual(['tesseract-ocr', 'fonts-wqy-zenhei', 'fontconfig', 'fonts-noto-cjk']);
   });
 
   it("looks for language data where the OCR package does, plain or gzipped, and names Debian's package", () => {
