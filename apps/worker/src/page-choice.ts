@@ -27,8 +27,10 @@ export interface PageChoice {
  *        max(2, 20%) of the layer's readable characters (letters, digits, CJK, as a multiset,
  *        case-folded) are missing from OCR's text. Junk in the layer (U+FFFD, private-use,
  *        unassigned, control characters: a font without a usable encoding) is not content;
- *     5. more: OCR has more readable characters than the layer (equal text read again is no gain,
- *        and the layer's characters are exact).
+ *     5. more, and surely: OCR's lines read with confidence ≥ MIN_CONFIDENCE hold more readable
+ *        characters than the layer. Equal text read again is no gain (the layer's characters
+ *        are exact), and what OCR adds must itself be read surely: English read off a picture
+ *        of Japanese glyphs comes out as plausible-looking letters, but at low line confidence.
  */
 export const MIN_CONFIDENCE = 60;
 export const MIN_PLAUSIBLE = 0.7;
@@ -91,9 +93,12 @@ export function choosePageReading(textLayer: ParsedPage, ocr: StoredOcrPage): Pa
   const missing = missingFrom(layer, read);
   const allowed = Math.max(MISSING_ABSOLUTE, Math.floor(layer.length * MISSING_SHARE));
   if (missing > allowed) return keep(`OCR misses ${missing} of the layer's ${layer.length} readable characters (at most ${allowed} may be missing)`);
-  if (read.length <= layer.length) return keep(`OCR reads no more (${read.length} readable characters) than the layer (${layer.length})`);
+  const sure = ocr.lines.filter((l) => l.confidence >= MIN_CONFIDENCE).flatMap((l) => readableChars(l.text));
+  if (sure.length <= layer.length) {
+    return keep(`OCR's surely read lines (confidence ≥ ${MIN_CONFIDENCE}) hold ${sure.length} readable characters, no more than the layer's ${layer.length}`);
+  }
   return {
     chosen: true,
-    reason: `OCR is better: confidence ${ocr.confidence.toFixed(0)}, ${(plausible * 100).toFixed(0)}% plausible, reproduces the layer (${missing} of ${layer.length} characters missing) and reads ${read.length - layer.length} more`,
+    reason: `OCR is better: confidence ${ocr.confidence.toFixed(0)}, ${(plausible * 100).toFixed(0)}% plausible, reproduces the layer (${missing} of ${layer.length} characters missing) and reads ${sure.length - layer.length} more surely`,
   };
 }
