@@ -1,4 +1,4 @@
-import { languageForText, readingScore, scriptLanguage, type OcrImage, type OcrPage, type OcrReader } from '@readpack/ocr';
+import { dominantLanguage, readingScore, scriptLanguage, type OcrImage, type OcrPage, type OcrReader } from '@readpack/ocr';
 
 /**
  * Languages a probe reading may find: the CJK ones first, as tesseract keeps the first
@@ -7,6 +7,8 @@ import { languageForText, readingScore, scriptLanguage, type OcrImage, type OcrP
 const PROBE = 'jpn+kor+chi_sim+eng';
 /** Below this OSD script confidence the verdict is a guess (tesseract's own examples use 1–2 for clear pages). */
 const MIN_OSD_CONFIDENCE = 1;
+/** Probe words below this confidence do not vote for a script. */
+const SURE_WORD = 60;
 
 export interface ImageLanguage {
   lang: string;
@@ -19,8 +21,8 @@ export interface ImageLanguage {
 /**
  * The language of a page nobody named and whose document says nothing (an uploaded image, a
  * scan-only PDF): tesseract's OSD first; OSD needs a page of text and declines a short snippet,
- * so then one probe reading with the CJK languages and English together decides by the scripts
- * it read. Han alone cannot tell Simplified from Traditional: the caller reads both and keeps
+ * so then one probe reading with the CJK languages and English together decides by the script
+ * most of its surely read characters are in. Han alone cannot tell Simplified from Traditional: the caller reads both and keeps
  * the surer (`betterOfChinese`).
  */
 export async function imageLanguage(reader: OcrReader, image: OcrImage, fallback: string): Promise<ImageLanguage> {
@@ -28,7 +30,8 @@ export async function imageLanguage(reader: OcrReader, image: OcrImage, fallback
   const byOsd = osd && osd.confidence >= MIN_OSD_CONFIDENCE ? scriptLanguage(osd.script) : undefined;
   if (byOsd) return { lang: byOsd, source: 'osd', how: `OSD: ${osd!.script} script (confidence ${osd!.confidence.toFixed(1)})` };
   const probe = await reader.recognize(image, { lang: PROBE, segmentation: 'block' });
-  const byText = languageForText(probe.text);
+  // Only surely read words vote: junk off a picture comes in every script.
+  const byText = dominantLanguage(probe.words.filter((w) => w.confidence >= SURE_WORD).map((w) => w.text).join(' '));
   if (byText) return { lang: byText, source: 'osd', how: `probe reading with ${PROBE}: ${byText} script` };
   return { lang: fallback, source: 'default', how: 'no script found' };
 }

@@ -71,3 +71,28 @@ export function scriptLanguage(script: string): ScriptLanguage | undefined {
       return undefined;
   }
 }
+
+/**
+ * The language of the script most characters of a reading are in — for a probe reading of an
+ * image, where a few CJK characters are as likely junk off a picture or a map as text (unlike
+ * a text layer, where `languageForText` lets any CJK text decide). Kana in at least a tenth of
+ * the Han and kana characters say Japanese.
+ */
+export function dominantLanguage(text: string): ScriptLanguage | undefined {
+  let latin = 0;
+  let hangul = 0;
+  let han = 0;
+  let kana = 0;
+  for (const c of text) {
+    if (/[\p{Script=Hiragana}\p{Script=Katakana}]/u.test(c)) kana += 1;
+    else if (/\p{Script=Hangul}/u.test(c)) hangul += 1;
+    else if (/\p{Script=Han}/u.test(c)) han += 1;
+    else if (/\p{Script=Latin}/u.test(c)) latin += 1;
+  }
+  const cjk = han + kana;
+  const most = Math.max(latin, hangul, cjk);
+  if (most === 0) return undefined;
+  if (most === latin) return 'eng';
+  if (most === hangul) return 'kor';
+  return kana * 10 >= cjk ? 'jpn' : (languageForText(text) ?? 'chi_sim');
+}

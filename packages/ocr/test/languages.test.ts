@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it, jest } from '@jest/globals';
 import sharp from 'sharp';
 import { readFileSync } from 'node:fs';
 import { fixturePath, textPng, type TestScript } from '@readpack/testing';
-import { languageForCidOrderings, languageForText, NativeOcrEngine, OcrEngine, readPage, scriptLanguage, type GrayPixels, type OcrReader } from '@readpack/ocr';
+import { dominantLanguage, languageForCidOrderings, languageForText, NativeOcrEngine, OcrEngine, readPage, scriptLanguage, type GrayPixels, type OcrReader } from '@readpack/ocr';
 
 jest.setTimeout(180_000);
 
@@ -82,6 +82,13 @@ describe('language from what a document says', () => {
     expect(languageForText('繁體中文測試')).toBe('chi_tra');
     expect(languageForText('Annual report')).toBe('eng');
     expect(languageForText('12')).toBeUndefined();
+  });
+
+  it('lets the script of most characters decide a probe reading, where a few CJK characters may be junk', () => {
+    expect(dominantLanguage('Bokale a Tarnose Lehuntze Attuni 戸')).toBe('eng');
+    expect(dominantLanguage('日本語の文字認識')).toBe('jpn');
+    expect(dominantLanguage('光學識別技術 OK')).toBe('chi_tra');
+    expect(dominantLanguage('안녕하세요 world')).toBe('kor');
   });
 
   it("maps OSD's script names to languages", () => {

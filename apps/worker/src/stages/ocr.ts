@@ -55,7 +55,8 @@ export const ocrStage: StageHandler<'ocr'> = {
     if (!(await storage.blobs.has(rendered.pixels.sha256))) throw new TransientFailure('internal_error', 'The rendered page is missing from the blob store.');
     const pgm = await storage.blobs.readBuffer(rendered.pixels.sha256);
     const fallback = config.ocr.defaultLang === 'auto' ? 'eng' : config.ocr.defaultLang;
-    const { page, lang, langSource } = await typed(() => read(ocr, pgm, payload.lang, fallback));
+    const { page, lang, langSource, how } = await typed(() => read(ocr, pgm, payload.lang, fallback));
+    ctx.logger.info('ocr language', { page: payload.page, lang, langSource, how });
     const lines = page.lines.map((l) => ({ text: l.text, confidence: Math.round(l.confidence), bbox: toPageUnits(l.bbox, rendered) }));
     const origin: Origin = { ...ocr.origin, engine: 'ocr' };
     const stored: StoredOcrPage = {
@@ -86,18 +87,21 @@ interface Reading {
   page: OcrPage;
   lang: string;
   langSource: OcrLangSource;
+  /** How the language was found, for the log. */
+  how: string;
 }
 
 async function read(ocr: OcrReader, pgm: Buffer, chosen: { code: string; source: OcrLangSource } | undefined, fallback: string): Promise<Reading> {
-  if (chosen) return { page: await readPage(ocr, pgm, { lang: chosen.code }), lang: chosen.code, langSource: chosen.source };
+  if (chosen) return { page: await readPage(ocr, pgm, { lang: chosen.code }), lang: chosen.code, langSource: chosen.source, how: `chosen by extract (${chosen.source})` };
   const found = await imageLanguage(ocr, pgm, fallback);
   const page = await readPage(ocr, pgm, { lang: found.lang });
-  if (found.lang !== 'chi_sim' && found.lang !== 'chi_tra') return { page, lang: found.lang, langSource: found.source };
+  if (found.lang !== 'chi_sim' && found.lang !== 'chi_tra') return { page, lang: found.lang, langSource: found.source, how: found.how };
   // Han script alone does not say Simplified or Traditional: both read it, the surer one counts.
   const other = found.lang === 'chi_sim' ? 'chi_tra' : 'chi_sim';
   const second = await readPage(ocr, pgm, { lang: other });
   const best = surer(page, second);
-  return { page: best, lang: best === page ? found.lang : other, langSource: found.source };
+  const lang = best === page ? found.lang : other;
+  return { page: best, lang, langSource: found.source, how: `${found.how}; ${lang} read surer than ${lang === found.lang ? other : found.lang}` };
 }
 
 /** Engine errors about the input or the language data will not change on retry: the page fails for good. */
