@@ -12,5 +12,5 @@ export { DEBIAN_TESSDATA_DIR, resolveLanguageData, type LanguageData } from './t
 export { parseLanguages, type LanguageSpec } from './languages.js';
 export { TESSERACT_VERSION } from './version.js';
 export { scriptLanguage, languageForText, languageForCidOrderings, dominantLanguage, type ScriptLanguage } from './script-language.js';
-export { readPage, readingScore, SNIPPET_CHARS, type ReadOptions } from './reading-policy.js';
+export { readPage, readingScore, SNIPPET_CHARS, SURE_WORD_CONFIDENCE, type ReadOptions } from './reading-policy.js';
 export { splitTsvPages } from './native.js';

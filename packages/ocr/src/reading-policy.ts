@@ -11,7 +11,7 @@ import type { OcrReader } from './reader.js';
  *   itself, and both did worse or no better in the bench);
  * - tesseract's automatic layout analysis first (columns, tables and pictures stay apart);
  * - a snippet (fewer than SNIPPET_CHARS characters read) is read again as one uniform block, and
- *   the reading with more confidently read characters kept: on short CJK lines the layout
+ *   the reading with more surely read characters (words of confidence ≥ 70) kept: on short CJK lines the layout
  *   analysis split off or dropped leading characters (a 320×180 one-line chi_sim image lost 2
  *   of its 6), which the single-block reading reads right. A full page is never read twice.
  */
@@ -25,9 +25,12 @@ export interface ReadOptions {
   snippetRescue?: boolean;
 }
 
-/** Σ word length × confidence: how much text a reading got, and how surely. */
+/** Words below this confidence do not count for a reading: a single-block reading of a picture or a map reads more junk, not more text. */
+export const SURE_WORD_CONFIDENCE = 70;
+
+/** Σ length × confidence of the surely read words: how much text a reading got, and how surely. */
 export function readingScore(page: OcrPage): number {
-  return page.words.reduce((sum, w) => sum + [...w.text].length * w.confidence, 0);
+  return page.words.filter((w) => w.confidence >= SURE_WORD_CONFIDENCE).reduce((sum, w) => sum + [...w.text].length * w.confidence, 0);
 }
 
 export async function readPage(reader: OcrReader, image: OcrImage, options: ReadOptions): Promise<OcrPage> {
