@@ -88,7 +88,7 @@ describe('language from what a document says', () => {
     expect(dominantLanguage('Bokale a Tarnose Lehuntze Attuni 戸')).toBe('eng');
     expect(dominantLanguage('日本語の文字認識')).toBe('jpn');
     expect(dominantLanguage('光學識別技術 OK')).toBe('chi_tra');
-    expect(dominantLanguage('안녕하세요 world')).toBe('kor');
+    expect(dominantLanguage('안녕하세요 세계 OK')).toBe('kor');
   });
 
   it("maps OSD's script names to languages", () => {
