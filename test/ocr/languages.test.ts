@@ -68,6 +68,26 @@ describe('OCR picks its language when the upload names none', () => {
   }, 240_000);
 });
 
+describe('OCR_ENGINE=native', () => {
+  it("reads through Debian's tesseract, and the page says so", async () => {
+    const native = await startPipeline({ OCR_ENGINE: 'native' });
+    try {
+      const form = new FormData();
+      form.append('file', new Blob([await textPng(['안녕하세요 세계', '한국어 문자 인식'], { script: 'kor', size: 40 })]), 'kor.png');
+      const res = await fetch(`${native.api.url}/api/files`, { method: 'POST', body: form });
+      const { jobId } = (await res.json()) as { jobId: string };
+      const history = await pollUntilTerminal(native.api.url, jobId, 180_000);
+      expect(history.at(-1)).toMatchObject({ status: 'done' });
+      const manifest = (await (await fetch(`${native.api.url}/api/files/job/${jobId}/package`)).json()) as Manifest;
+      expect(manifest.pages[0]!.ocr).toMatchObject({ lang: 'kor', langSource: 'osd', chosen: true, origin: { parser: 'tesseract' } });
+      expect(manifest.pages[0]!.text).toBe('안녕하세요 세계 한국어 문자 인식');
+      expect(manifest.body[0]!.origin).toMatchObject({ parser: 'tesseract', engine: 'ocr' });
+    } finally {
+      await native.stop();
+    }
+  }, 240_000);
+});
+
 describe('OCR never makes a page worse', () => {
   it('a page whose text layer is right is never replaced by worse OCR', async () => {
     // A short correct Latin text layer (below OCR_MIN_CHARS_PER_PAGE, so the page is routed to
