@@ -14,3 +14,4 @@ export { TESSERACT_VERSION } from './version.js';
 export { scriptLanguage, languageForText, languageForCidOrderings, dominantLanguage, type ScriptLanguage } from './script-language.js';
 export { readPage, readingScore, SNIPPET_CHARS, SURE_WORD_CONFIDENCE, type ReadOptions } from './reading-policy.js';
 export { splitTsvPages } from './native.js';
+export { normalizeContrast, normalizeImage, grayFromPgm } from './contrast.js';

@@ -47,6 +47,10 @@ export const ocrStage: StageHandler<'ocr'> = {
   phase: 'ocr',
   needs: ['ocr'],
   failureOwner: 'parent',
+  // The native engine batches the pages waiting for it into one tesseract process (start-up paid
+  // once): it can only when more pages than processes are in hand, so the consumer holds
+  // NATIVE_PREFETCH pages per process. tesseract.js workers stay warm and gain nothing from it.
+  workerOptions: (config) => (config.ocr.engine === 'native' ? { concurrency: config.stages.ocr.concurrency * NATIVE_PREFETCH } : {}),
   async handle(payload, ctx): Promise<PageChildResult> {
     const { ocr, storage, state, job, config } = ctx;
     if (!ocr) throw new Error('ocr needs the OCR engine');
@@ -82,6 +86,9 @@ export const ocrStage: StageHandler<'ocr'> = {
     await state.pageDone(payload, payload.page);
   },
 };
+
+/** Pages a consumer holds per native tesseract process (see workerOptions). */
+export const NATIVE_PREFETCH = 4;
 
 interface Reading {
   page: OcrPage;
