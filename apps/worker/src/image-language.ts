@@ -1,4 +1,4 @@
-import { dominantLanguage, readingScore, scriptLanguage, type OcrImage, type OcrPage, type OcrReader } from '@readpack/ocr';
+import { dominantLanguage, OcrError, readingScore, scriptLanguage, type OcrImage, type OcrPage, type OcrReader } from '@readpack/ocr';
 
 /**
  * Languages a probe reading may find: the CJK ones first, as tesseract keeps the first
@@ -26,14 +26,32 @@ export interface ImageLanguage {
  * the surer (`betterOfChinese`).
  */
 export async function imageLanguage(reader: OcrReader, image: OcrImage, fallback: string): Promise<ImageLanguage> {
-  const osd = await reader.detectScript(image);
+  const unavailable: string[] = [];
+  const osd = await withData(() => reader.detectScript(image), unavailable);
   const byOsd = osd && osd.confidence >= MIN_OSD_CONFIDENCE ? scriptLanguage(osd.script) : undefined;
   if (byOsd) return { lang: byOsd, source: 'osd', how: `OSD: ${osd!.script} script (confidence ${osd!.confidence.toFixed(1)})` };
-  const probe = await reader.recognize(image, { lang: PROBE, segmentation: 'block' });
+  const probe = await withData(() => reader.recognize(image, { lang: PROBE, segmentation: 'block' }), unavailable);
   // Only surely read words vote: junk off a picture comes in every script.
-  const byText = dominantLanguage(probe.words.filter((w) => w.confidence >= SURE_WORD).map((w) => w.text).join(' '));
+  const byText = probe && dominantLanguage(probe.words.filter((w) => w.confidence >= SURE_WORD).map((w) => w.text).join(' '));
   if (byText) return { lang: byText, source: 'osd', how: `probe reading with ${PROBE}: ${byText} script` };
-  return { lang: fallback, source: 'default', how: 'no script found' };
+  return { lang: fallback, source: 'default', how: unavailable.length > 0 ? `no script found (${unavailable.join('; ')})` : 'no script found' };
+}
+
+/**
+ * Runs a detection step; language data the deployment lacks (TESSDATA_DIR without osd, say)
+ * makes the step unavailable, noted in `unavailable`, rather than failing the page: the page is
+ * then read with the default language, and the log says why.
+ */
+export async function withData<T>(step: () => Promise<T>, unavailable: string[]): Promise<T | undefined> {
+  try {
+    return await step();
+  } catch (error) {
+    if (error instanceof OcrError && error.code === 'language_data_missing') {
+      unavailable.push(error.message);
+      return undefined;
+    }
+    throw error;
+  }
 }
 
 /** Of two readings, the one with more confidently read characters. */

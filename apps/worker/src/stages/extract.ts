@@ -1,5 +1,5 @@
 import { jobRefFields, type FlowChild } from '@readpack/queues';
-import { TESSERACT_VERSION } from '@readpack/ocr';
+import { nativeTesseractVersion, TESSERACT_VERSION } from '@readpack/ocr';
 import { parsedDocument, type ParsedDocument } from '@readpack/parsers';
 import { chooseEngine } from '../engine-choice.js';
 import { pageLanguage } from '../ocr-language.js';
@@ -72,8 +72,10 @@ export const extractStage: StageHandler<'extract'> = {
 };
 
 /** An image has no text layer: one empty page, read by OCR. */
-async function imageExtraction({ storage }: StageContext) {
-  const origin = { parser: 'tesseract.js', version: TESSERACT_VERSION, engine: 'ocr' as const };
+async function imageExtraction({ storage, config }: StageContext) {
+  // The engine that will read it (OCR_ENGINE), as the page's own origin will say.
+  const engine = config.ocr.engine === 'native' ? { parser: 'tesseract', version: nativeTesseractVersion() } : { parser: 'tesseract.js', version: TESSERACT_VERSION };
+  const origin = { ...engine, engine: 'ocr' as const };
   const document: ParsedDocument = parsedDocument({ origin, body: [], pages: [{ index: 0 }] });
   const extraction: Extraction = { ...document, images: [] };
   const stored = await storage.blobs.putBuffer(Buffer.from(JSON.stringify(extraction)));

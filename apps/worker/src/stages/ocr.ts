@@ -2,7 +2,7 @@ import { joinWords, OcrError, readPage, type OcrPage, type OcrReader } from '@re
 import { PROCESS_IDENTITY } from '@readpack/logging';
 import type { BBox, FlowBlock, OcrLangSource, Origin } from '@readpack/reading-package';
 import { PermanentFailure, TransientFailure } from '../failures.js';
-import { imageLanguage, surer } from '../image-language.js';
+import { imageLanguage, surer, withData } from '../image-language.js';
 import type { RenderedPageRefs } from '../render-task.js';
 import type { StageHandler } from '../stage.js';
 
@@ -105,7 +105,9 @@ async function read(ocr: OcrReader, pgm: Buffer, chosen: { code: string; source:
   if (found.lang !== 'chi_sim' && found.lang !== 'chi_tra') return { page, lang: found.lang, langSource: found.source, how: found.how };
   // Han script alone does not say Simplified or Traditional: both read it, the surer one counts.
   const other = found.lang === 'chi_sim' ? 'chi_tra' : 'chi_sim';
-  const second = await readPage(ocr, pgm, { lang: other });
+  const unavailable: string[] = [];
+  const second = await withData(() => readPage(ocr, pgm, { lang: other }), unavailable);
+  if (!second) return { page, lang: found.lang, langSource: found.source, how: `${found.how}; ${other} not installed` };
   const best = surer(page, second);
   const lang = best === page ? found.lang : other;
   return { page: best, lang, langSource: found.source, how: `${found.how}; ${lang} read surer than ${lang === found.lang ? other : found.lang}` };
