@@ -127,7 +127,6 @@ const STEPS: { step: string; with: string; without: string; inPolicy: boolean }[
   { step: 'dpi hint 300', with: 'dpi hint 300', without: 'policy', inPolicy: false },
   { step: '2× upscaling', with: 'upscaled 2×', without: 'policy', inPolicy: false },
   { step: 'thresholding', with: 'thresholded (128)', without: 'policy', inPolicy: false },
-  { step: 'contrast normalisation', with: 'contrast normalised', without: 'policy', inPolicy: false },
 ];
 
 type ByLang = Map<TestScript, Totals>;
