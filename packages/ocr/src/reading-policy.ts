@@ -8,10 +8,10 @@ import type { OcrReader } from './reader.js';
  * How Readpack reads a page, the steps kept because `bench:ocr` showed them to help (its
  * "preprocessing" section measures each with and without, per language and glyph size):
  *
- * - gray pixels, contrast-stretched (1st percentile → black, 99th → white): coloured or
- *   faded ink comes out black; no thresholding, no scaling (tesseract binarises and rescales
- *   itself, and both did worse in the bench), no dpi hint (no better in the bench, and worse on
- *   the corpus scans before: CER 4.3% → 8.8% on a MEDRPT page);
+ * - gray pixels as they are: no contrast stretch (`normalize`, no better in the bench), no
+ *   thresholding, no scaling (tesseract binarises and rescales itself; both did worse in the
+ *   bench), no dpi hint (no better in the bench, and worse on the corpus scans before: CER
+ *   4.3% → 8.8% on a MEDRPT page);
  * - tesseract's automatic layout analysis first (columns, tables and pictures stay apart);
  * - a snippet (fewer than SNIPPET_CHARS characters read) is read again as one uniform block, and
  *   the reading with more surely read characters (words of confidence ≥ 70) kept: on short CJK lines the layout
@@ -26,7 +26,7 @@ export interface ReadOptions {
   dpi?: number;
   /** Off: one automatic-layout reading only (the bench's "without" column). */
   snippetRescue?: boolean;
-  /** Off: the pixels as given, no contrast stretch (the bench's "without" column). */
+  /** On: stretch the contrast first (1st percentile → black, 99th → white). Off by default: the bench found it no help. */
   normalize?: boolean;
 }
 
@@ -39,7 +39,7 @@ export function readingScore(page: OcrPage): number {
 }
 
 export async function readPage(reader: OcrReader, given: OcrImage, options: ReadOptions): Promise<OcrPage> {
-  const image = options.normalize === false ? given : normalizeImage(given);
+  const image = options.normalize === true ? normalizeImage(given) : given;
   const hint = options.dpi === undefined ? {} : { dpi: options.dpi };
   const auto = await reader.recognize(image, { lang: options.lang, segmentation: 'auto', ...hint });
   if (options.snippetRescue === false || [...auto.text.replace(/\s/g, '')].length >= SNIPPET_CHARS) return auto;
