@@ -61,6 +61,12 @@ describe('OCR picks its language when the upload names none', () => {
     }
   }, 240_000);
 
+  it('the one-line 320×180 chi_sim image (glyphs ≈ 28 px) reads exactly through the pipeline', async () => {
+    const png = await textPng(['我们把图片变'], { script: 'chi_sim', size: 30, width: 320, height: 180 });
+    const manifest = await finished(await send('line.png', png, { ocrLang: 'chi_sim' }));
+    expect(manifest.pages[0]!.text).toBe('我们把图片变');
+  }, 240_000);
+
   it('an upload that names a language is read with it, and says it was asked for', async () => {
     const manifest = await finished(await send('jpn.png', await textPng(['ひらがなとカタカナ'], { script: 'jpn', size: 40 }), { ocrLang: 'jpn' }));
     expect(manifest.pages[0]!.ocr).toMatchObject({ lang: 'jpn', langSource: 'request' });
