@@ -4,7 +4,7 @@ export { createOcrReader, OCR_ENGINES, type OcrEngineKind } from './create.js';
 export type { OcrReader, RecognizeOptions, ReaderStats, ScriptDetection } from './reader.js';
 export type { Segmentation } from './settings.js';
 export type { OcrPage, OcrParagraph, OcrLine, OcrWord, PixelBox } from './page-result.js';
-export { pageFromTsv, joinWords } from './page-result.js';
+export { pageFromTsv, joinWords, withoutOverlappingLines } from './page-result.js';
 export type { OcrImage, GrayPixels } from './image-input.js';
 export { pixelBoxToPoints, type PointBox } from './coordinates.js';
 export { OcrError, type OcrErrorCode } from './errors.js';

@@ -157,3 +157,41 @@ export function pageFromTsv(tsv: string): OcrPage {
     words,
   };
 }
+
+/** Σ length × confidence of a line's words read with confidence ≥ `sure`. */
+function lineScore(words: readonly OcrWord[], sure: number): number {
+  return words.filter((w) => w.confidence >= sure).reduce((sum, w) => sum + [...w.text].length * w.confidence, 0);
+}
+
+/**
+ * A single-block reading (psm 6) without the lines it found twice. In one uniform block lines
+ * cannot overlap, yet on a short line in a tall margin tesseract sometimes finds the tops of
+ * the glyphs as a line of their own ("과 하 므" above "광학 문자 인식은"): of two lines overlapping
+ * by more than half the smaller one's height, the one with fewer surely read characters goes.
+ */
+export function withoutOverlappingLines(page: OcrPage, sure: number): OcrPage {
+  const wordsOf = page.lines.map((_, i) => page.words.filter((w) => w.line === i));
+  const drop = new Set<number>();
+  for (let i = 0; i < page.lines.length; i += 1) {
+    for (let j = i + 1; j < page.lines.length; j += 1) {
+      if (drop.has(i) || drop.has(j)) continue;
+      const a = page.lines[i]!.bbox;
+      const b = page.lines[j]!.bbox;
+      const vertical = Math.min(a.y1, b.y1) - Math.max(a.y0, b.y0);
+      const horizontal = Math.min(a.x1, b.x1) - Math.max(a.x0, b.x0);
+      if (horizontal <= 0 || vertical <= 0.5 * Math.min(a.y1 - a.y0, b.y1 - b.y0)) continue;
+      drop.add(lineScore(wordsOf[i]!, sure) >= lineScore(wordsOf[j]!, sure) ? j : i);
+    }
+  }
+  if (drop.size === 0) return page;
+  const kept = page.lines.map((line, i) => ({ line, i })).filter(({ i }) => !drop.has(i));
+  const usedParagraphs = [...new Set(kept.map(({ line }) => line.paragraph))];
+  const lines: OcrLine[] = kept.map(({ line }) => ({ ...line, paragraph: usedParagraphs.indexOf(line.paragraph) }));
+  const words: OcrWord[] = kept.flatMap(({ i }, index) => wordsOf[i]!.map((w) => ({ ...w, line: index })));
+  const paragraphs: OcrParagraph[] = usedParagraphs.map((p, index) => {
+    const own = lines.filter((l) => l.paragraph === index);
+    const ownWords = words.filter((w) => lines[w.line]!.paragraph === index);
+    return { ...page.paragraphs[p]!, text: own.map((l) => l.text).join('\n'), confidence: weightedConfidence(ownWords), bbox: union(own.map((l) => l.bbox)) };
+  });
+  return { text: paragraphs.map((p) => p.text).join('\n\n'), confidence: weightedConfidence(words), paragraphs, lines, words };
+}

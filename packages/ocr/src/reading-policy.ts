@@ -1,7 +1,7 @@
 import { normalizeImage } from './contrast.js';
 import type { OcrImage } from './image-input.js';
 import type { LanguageSpec } from './languages.js';
-import type { OcrPage } from './page-result.js';
+import { type OcrPage, withoutOverlappingLines } from './page-result.js';
 import type { OcrReader } from './reader.js';
 
 /**
@@ -14,7 +14,8 @@ import type { OcrReader } from './reader.js';
  *   4.3% → 8.8% on a MEDRPT page);
  * - tesseract's automatic layout analysis first (columns, tables and pictures stay apart);
  * - a snippet (fewer than SNIPPET_CHARS characters read) is read again as one uniform block, and
- *   the reading with more surely read characters (words of confidence ≥ 70) kept: on short CJK lines the layout
+ *   the reading with more surely read characters (words of confidence ≥ 70) kept, the
+ *   single-block one without lines it found twice (withoutOverlappingLines): on short CJK lines the layout
  *   analysis split off or dropped leading characters (a 320×180 one-line chi_sim image lost 2
  *   of its 6), which the single-block reading reads right. A full page is never read twice.
  */
@@ -43,6 +44,6 @@ export async function readPage(reader: OcrReader, given: OcrImage, options: Read
   const hint = options.dpi === undefined ? {} : { dpi: options.dpi };
   const auto = await reader.recognize(image, { lang: options.lang, segmentation: 'auto', ...hint });
   if (options.snippetRescue === false || [...auto.text.replace(/\s/g, '')].length >= SNIPPET_CHARS) return auto;
-  const block = await reader.recognize(image, { lang: options.lang, segmentation: 'block', ...hint });
+  const block = withoutOverlappingLines(await reader.recognize(image, { lang: options.lang, segmentation: 'block', ...hint }), SURE_WORD_CONFIDENCE);
   return readingScore(block) > readingScore(auto) ? block : auto;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { grayFromPgm, joinWords, normalizeContrast, normalizeImage, pageFromTsv } from '@readpack/ocr';
+import { grayFromPgm, joinWords, normalizeContrast, normalizeImage, pageFromTsv, withoutOverlappingLines } from '@readpack/ocr';
 
 const row = (level: number, block: number, par: number, line: number, word: number, box: [number, number, number, number], conf: number, text = '') =>
   [level, 1, block, par, line, word, ...box, conf, text].join('\t');
@@ -49,6 +49,29 @@ describe('a page from tesseract TSV', () => {
 
   it('gives an empty page for an empty TSV', () => {
     expect(pageFromTsv('')).toEqual({ text: '', confidence: 0, paragraphs: [], lines: [], words: [] });
+  });
+});
+
+describe('a single-block reading without lines found twice', () => {
+  it('drops the less surely read of two lines that overlap by more than half a line, and nothing else', () => {
+    const page = pageFromTsv(
+      [
+        row(3, 1, 1, 0, 0, [0, 0, 300, 120], -1),
+        row(4, 1, 1, 1, 0, [40, 76, 60, 12], -1),
+        row(5, 1, 1, 1, 1, [40, 76, 30, 12], 9, '과'),
+        row(5, 1, 1, 1, 2, [70, 76, 30, 12], 24, '하'),
+        row(4, 1, 1, 2, 0, [40, 76, 240, 30], -1),
+        row(5, 1, 1, 2, 1, [40, 76, 100, 30], 95, '광학'),
+        row(5, 1, 1, 2, 2, [150, 76, 100, 30], 93, '문자'),
+        row(4, 1, 1, 3, 0, [40, 130, 240, 30], -1),
+        row(5, 1, 1, 3, 1, [40, 130, 100, 30], 90, '인식은'),
+      ].join('\n'),
+    );
+    const cleaned = withoutOverlappingLines(page, 70);
+    expect(cleaned.lines.map((l) => l.text)).toEqual(['광학 문자', '인식은']);
+    expect(cleaned.text).toBe('광학 문자\n인식은');
+    expect(cleaned.words.map((w) => w.line)).toEqual([0, 0, 1]);
+    expect(withoutOverlappingLines(cleaned, 70)).toBe(cleaned);
   });
 });
 
