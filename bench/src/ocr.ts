@@ -30,6 +30,7 @@ import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import { DEBIAN_TESSDATA_DIR, OcrEngine } from '@readpack/ocr';
 import { PdfPageRenderer, encodePng, type RenderedPage } from '@readpack/render';
+import { benchOcrLanguages } from './ocr-languages.js';
 import { describeMachine, runBench, writeBenchSection } from './support.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -73,7 +74,7 @@ function ensureTools(): void {
   if (have('pdftoppm', '-v') && have('pdftotext', '-v') && have('tesseract', '--version')) return;
   if (process.getuid?.() !== 0) throw new Error('poppler-utils and tesseract-ocr are missing: install them (apt-get install -y poppler-utils tesseract-ocr)');
   console.log('installing poppler-utils and tesseract-ocr…');
-  for (const args of [['update'], ['install', '-y', '--no-install-recommends', 'poppler-utils', 'tesseract-ocr', 'tesseract-ocr-eng']]) {
+  for (const args of [['update'], ['install', '-y', '--no-install-recommends', 'poppler-utils', 'tesseract-ocr', 'tesseract-ocr-eng', 'tesseract-ocr-chi-sim', 'tesseract-ocr-chi-tra', 'tesseract-ocr-jpn', 'tesseract-ocr-kor', 'tesseract-ocr-osd', 'fonts-noto-cjk']]) {
     const result = spawnSync('apt-get', args, { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
     if (result.status !== 0) throw new Error(`apt-get ${args.join(' ')} failed`);
   }
@@ -503,8 +504,20 @@ function candidates(scratch: string): Candidate[] {
   ];
 }
 
+/** BENCH_OCR=languages runs part 2 only (ocr-languages.ts), =engines part 1 only; unset, both. */
+const PARTS = process.env.BENCH_OCR ?? 'engines,languages';
+
 async function main(): Promise<void> {
   ensureTools();
+  if (PARTS.includes('engines')) await enginesPart();
+  if (PARTS.includes('languages')) {
+    const loadBefore = fmt(loadavg()[0]!, 1);
+    const body = await benchOcrLanguages();
+    writeBenchSection('ocr-languages', `Run ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on \`${hostname()}\`: ${describeMachine()}. Load average (1 min) ${loadBefore} at the start, ${fmt(loadavg()[0]!, 1)} at the end.\n\n${body}`);
+  }
+}
+
+async function enginesPart(): Promise<void> {
   const loadBefore = fmt(loadavg()[0]!, 1);
   const scratch = mkdtempSync(join(tmpdir(), 'readpack-bench-ocr-'));
   try {

@@ -168,6 +168,37 @@ export function popplerRequirement(find: (name: string) => string | undefined = 
   return { packages: ['poppler-utils', 'poppler-data'], present: () => find('pdftotext') !== undefined && existsSync('/usr/share/poppler/cMap'), purpose: 'pdftotext and its CJK CMaps, the reference of the PDF tests' };
 }
 
+/** Debian's native tesseract executable (OCR_ENGINE=native; bench:ocr compares against it). */
+export function nativeTesseractRequirement(find: (name: string) => string | undefined = (name) => findExecutable(name)): SystemRequirement {
+  return { packages: ['tesseract-ocr'], present: () => find('tesseract') !== undefined, purpose: 'native tesseract (OCR_ENGINE=native)' };
+}
+
+/** A Japanese and Korean font (`fc-list :lang=ja` and `:lang=ko` list one): Noto Sans CJK has both. */
+export function hasJapaneseKoreanFont(find: (name: string) => string | undefined = (name) => findExecutable(name)): boolean {
+  const fcList = find('fc-list');
+  if (!fcList) return false;
+  return [':lang=ja', ':lang=ko'].every((lang) => {
+    const listed = spawnSync(fcList, [lang, 'family'], { encoding: 'utf8', timeout: 60_000 });
+    return listed.status === 0 && listed.stdout.trim() !== '';
+  });
+}
+
+/** Languages `ocrLang=auto` chooses besides eng and chi_sim, and OSD's data for images. */
+export const AUTO_OCR_LANGUAGES: readonly [string, string][] = [
+  ['jpn', 'Japanese OCR language data'],
+  ['chi_tra', 'Traditional Chinese OCR language data'],
+  ['kor', 'Korean OCR language data'],
+  ['osd', 'script detection (OSD) for images without a language'],
+];
+
+function autoLanguageRequirements(dir?: string): SystemRequirement[] {
+  return AUTO_OCR_LANGUAGES.map(([lang, purpose]) => languageDataRequirement(lang, purpose, dir));
+}
+
+export function cjkFontsRequirement(purpose: string, present: () => boolean = () => hasJapaneseKoreanFont()): SystemRequirement {
+  return { packages: ['fonts-noto-cjk', 'fontconfig'], present, purpose };
+}
+
 /**
  * What the test suite needs: a throwaway redis-server (unless REDIS_URL points at a Redis), both
  * OCR languages in Debian's directory (the OCR tests read it directly; the pipeline tests build
@@ -179,7 +210,10 @@ export function testRequirements(env: NodeJS.ProcessEnv = process.env): SystemRe
     ...(env.REDIS_URL ? [] : [redisServerRequirement()]),
     languageDataRequirement('eng', 'English OCR language data'),
     languageDataRequirement('chi_sim', 'Chinese OCR language data'),
+    ...autoLanguageRequirements(),
+    nativeTesseractRequirement(),
     cjkFontRequirement('a Chinese font for the CJK test images and render tests'),
+    cjkFontsRequirement('Japanese and Korean fonts for the OCR test images'),
     libreOfficeRequirement(),
     popplerRequirement(),
     chromiumRequirement(),
@@ -201,7 +235,10 @@ export function runtimeRequirements(tessdataDir: string | undefined): SystemRequ
       : [
           languageDataRequirement('chi_sim', 'Chinese OCR (ocrLang=chi_sim)'),
           languageDataRequirement('eng', "English OCR with Debian's faster model (else the bundled one)"),
+          ...autoLanguageRequirements(),
         ]),
+    nativeTesseractRequirement(),
     cjkFontRequirement('rendering CJK text of PDFs that do not embed their fonts'),
+    cjkFontsRequirement('rendering Japanese and Korean text of PDFs that do not embed their fonts'),
   ];
 }

@@ -160,16 +160,28 @@ describe("this repository's requirements", () => {
     expect(aptInstallCommand(['a'], false)).toBe('sudo apt-get update && sudo apt-get install -y --no-install-recommends a');
   });
 
-  it('the test suite needs redis-server unless REDIS_URL is set, both OCR languages, a Chinese font, LibreOffice, poppler and Chromium', () => {
-    const libreoffice = ['libreoffice-core-nogui', 'libreoffice-writer-nogui', 'libreoffice-calc-nogui', 'libreoffice-impress-nogui'];
-    const rest = [...libreoffice, 'poppler-utils', 'poppler-data', 'chromium'];
-    expect(packagesOf(testRequirements({}))).toEqual(['redis-server', 'tesseract-ocr-eng', 'tesseract-ocr-chi-sim', 'fonts-wqy-zenhei', 'fontconfig', ...rest]);
-    expect(packagesOf(testRequirements({ REDIS_URL: 'redis://127.0.0.1:6379' }))).toEqual(['tesseract-ocr-eng', 'tesseract-ocr-chi-sim', 'fonts-wqy-zenhei', 'fontconfig', ...rest]);
+  it('the test suite needs redis-server unless REDIS_URL is set, the OCR languages, native tesseract, CJK fonts, LibreOffice, poppler and Chromium', () => {
+    const ocr = ['tesseract-ocr-eng', 'tesseract-ocr-chi-sim', 'tesseract-ocr-jpn', 'tesseract-ocr-chi-tra', 'tesseract-ocr-kor', 'tesseract-ocr-osd', 'tesseract-ocr'];
+    const fonts = ['fonts-wqy-zenhei', 'fontconfig', 'fonts-noto-cjk'];
+    const rest = ['libreoffice-core-nogui', 'libreoffice-writer-nogui', 'libreoffice-calc-nogui', 'libreoffice-impress-nogui', 'poppler-utils', 'poppler-data', 'chromium'];
+    expect(packagesOf(testRequirements({}))).toEqual(['redis-server', ...ocr, ...fonts, ...rest]);
+    expect(packagesOf(testRequirements({ REDIS_URL: 'redis://127.0.0.1:6379' }))).toEqual([...ocr, ...fonts, ...rest]);
   });
 
-  it('npm start wants OCR data only when TESSDATA_DIR is unset, and a Chinese font always (never LibreOffice)', () => {
-    expect(packagesOf(runtimeRequirements(undefined))).toEqual(['tesseract-ocr-chi-sim', 'tesseract-ocr-eng', 'fonts-wqy-zenhei', 'fontconfig']);
-    expect(packagesOf(runtimeRequirements('/srv/tessdata'))).toEqual(['fonts-wqy-zenhei', 'fontconfig']);
+  it('npm start wants OCR data only when TESSDATA_DIR is unset, and a Chinese font always', () => {
+    expect(packagesOf(runtimeRequirements(undefined))).toEqual([
+      'tesseract-ocr-chi-sim',
+      'tesseract-ocr-eng',
+      'tesseract-ocr-jpn',
+      'tesseract-ocr-chi-tra',
+      'tesseract-ocr-kor',
+      'tesseract-ocr-osd',
+      'tesseract-ocr',
+      'fonts-wqy-zenhei',
+      'fontconfig',
+      'fonts-noto-cjk',
+    ]);
+    expect(packagesOf(runtimeRequirements('/srv/tessdata'))).toEqual(['tesseract-ocr', 'fonts-wqy-zenhei', 'fontconfig', 'fonts-noto-cjk']);
   });
 
   it("looks for language data where the OCR package does, plain or gzipped, and names Debian's package", () => {

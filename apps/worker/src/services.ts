@@ -20,7 +20,12 @@ export async function createServices<N extends StageNeed>(
     parsePool: async () => new (await import('./parse-pool.js')).ParsePool(threads),
     renderPool: async () => new (await import('./render-pool.js')).RenderPool(threads),
     // Fails at boot when the default language's data is missing: better than failing every page.
-    ocr: async () => new (await import('@readpack/ocr')).OcrEngine({ tessdataDir: config.ocr.tessdataDir, concurrency, languages: [config.ocr.defaultLang] }),
+    ocr: async () => {
+      const { createOcrReader } = await import('@readpack/ocr');
+      // `auto` picks languages per page; eng is what every page may fall back to.
+      const languages = [config.ocr.defaultLang === 'auto' ? 'eng' : config.ocr.defaultLang];
+      return createOcrReader(config.ocr.engine, { tessdataDir: config.ocr.tessdataDir, concurrency, languages });
+    },
     mineru: async () => {
       const { MinerUClient } = await import('@readpack/mineru-client');
       return config.mineru.url ? new MinerUClient({ baseUrl: config.mineru.url, requestTimeoutMs: config.mineru.requestTimeoutMs }) : undefined;

@@ -5,7 +5,7 @@ import type { Logger } from '@readpack/logging';
 import type { MinerUClient } from '@readpack/mineru-client';
 import type { Storage } from '@readpack/package-store';
 import type { PayloadOf, QueueProducer } from '@readpack/queues';
-import type { OcrEngine } from '@readpack/ocr';
+import type { OcrReader } from '@readpack/ocr';
 import type { SecretBox } from '@readpack/secrets';
 import type { Classified } from './failures.js';
 import type { LibreOffice } from './libreoffice.js';
@@ -22,7 +22,7 @@ import type { RenderPool } from './render-pool.js';
 export interface NeedTypes {
   parsePool: ParsePool;
   renderPool: RenderPool;
-  ocr: OcrEngine;
+  ocr: OcrReader;
   mineru: MinerUClient | undefined;
   secrets: SecretBox;
   /** The convert stage's converter; its consumer publishes availability in Redis while it runs. */

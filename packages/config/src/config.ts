@@ -42,7 +42,7 @@ export interface Config {
     maxImagePixels: number;
     zip: { maxUncompressedBytes: number; maxRatio: number; maxEntries: number };
   };
-  ocr: { renderDpi: number; minCharsPerPage: number; defaultLang: string; tessdataDir: string | undefined };
+  ocr: { renderDpi: number; minCharsPerPage: number; defaultLang: string; tessdataDir: string | undefined; engine: 'tesseract.js' | 'native' };
   engine: { default: 'local' | 'mineru' | 'auto' };
   mineru: {
     url: string | undefined;
@@ -151,7 +151,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxImagePixels: e.MAX_IMAGE_PIXELS,
       zip: { maxUncompressedBytes: e.MAX_ZIP_UNCOMPRESSED_BYTES, maxRatio: e.MAX_ZIP_RATIO, maxEntries: e.MAX_ZIP_ENTRIES },
     },
-    ocr: { renderDpi: e.RENDER_DPI, minCharsPerPage: e.OCR_MIN_CHARS_PER_PAGE, defaultLang: e.OCR_DEFAULT_LANG, tessdataDir: e.TESSDATA_DIR },
+    ocr: { renderDpi: e.RENDER_DPI, minCharsPerPage: e.OCR_MIN_CHARS_PER_PAGE, defaultLang: e.OCR_DEFAULT_LANG, tessdataDir: e.TESSDATA_DIR, engine: e.OCR_ENGINE },
     engine: { default: e.DEFAULT_ENGINE },
     mineru: {
       url: e.MINERU_URL?.replace(/\/+$/, ''),

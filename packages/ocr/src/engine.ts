@@ -2,8 +2,11 @@ import { OcrError } from './errors.js';
 import { type OcrImage, toTesseractInput } from './image-input.js';
 import { type LanguageSpec, languageKey, parseLanguages } from './languages.js';
 import { OcrWorker } from './ocr-worker.js';
-import { type OcrPage, toOcrPage } from './page-result.js';
+import { type OcrPage, pageFromTsv } from './page-result.js';
+import type { OcrReader, RecognizeOptions, ReaderStats, ScriptDetection } from './reader.js';
+import { type PageSettings, pageSettings } from './settings.js';
 import { type LanguageData, resolveLanguageData } from './tessdata.js';
+import { TESSERACT_VERSION } from './version.js';
 
 export interface OcrEngineOptions {
   /**
@@ -24,15 +27,11 @@ export interface OcrEngineOptions {
   languages?: LanguageSpec[];
 }
 
-export interface RecognizeOptions {
-  /** Default `eng`. */
-  lang?: LanguageSpec;
-}
-
 interface Job {
   data: LanguageData;
   key: string;
   input: Buffer;
+  settings: PageSettings;
   resolve: (page: OcrPage) => void;
   reject: (err: unknown) => void;
 }
@@ -59,7 +58,8 @@ function positiveInteger(value: number | undefined, fallback: number, name: stri
  * set. Pages are served first come, first served. Always `close()` the engine: its workers are
  * threads that keep the process alive.
  */
-export class OcrEngine {
+export class OcrEngine implements OcrReader {
+  readonly origin = { parser: 'tesseract.js', version: TESSERACT_VERSION };
   private readonly tessdataDir: string | undefined;
   private readonly concurrency: number;
   private readonly pagesPerWorker: number;
@@ -70,6 +70,9 @@ export class OcrEngine {
   private readonly stopping = new Set<Promise<void>>();
   private closed = false;
   private started = 0;
+  /** One OSD worker, outside the pool: detection is rare (images without a language) and quick. */
+  private osd: Promise<OcrWorker> | undefined;
+  private osdQueue: Promise<unknown> = Promise.resolve();
 
   constructor(options: OcrEngineOptions = {}) {
     this.tessdataDir = options.tessdataDir;
@@ -100,8 +103,9 @@ export class OcrEngine {
     const langs = parseLanguages(options.lang ?? 'eng');
     const data = this.dataFor(langs);
     const input = toTesseractInput(image);
+    const settings = pageSettings(options.segmentation, options.dpi);
     return new Promise<OcrPage>((resolve, reject) => {
-      this.queue.push({ data, key: languageKey(langs), input, resolve, reject });
+      this.queue.push({ data, key: languageKey(langs), input, settings, resolve, reject });
       this.dispatch();
     });
   }
@@ -127,8 +131,32 @@ export class OcrEngine {
     await Promise.all(starts);
   }
 
+  /**
+   * The script of an image's text by tesseract's OSD (`osd.traineddata`, Debian's
+   * tesseract-ocr-osd), one image at a time on a worker of its own. Undefined when OSD finds too
+   * little text to say.
+   */
+  async detectScript(image: OcrImage): Promise<ScriptDetection | undefined> {
+    if (this.closed) throw new OcrError('engine_closed', 'the OCR engine is closed');
+    const input = toTesseractInput(image);
+    const run = this.osdQueue.then(async () => {
+      this.osd ??= OcrWorker.create(resolveLanguageData(['osd'], this.tessdataDir), WORKER_START_TIMEOUT_MS, 'osd');
+      const pending = this.osd;
+      try {
+        return await (await pending).detect(input, this.pageTimeoutMs);
+      } catch (err) {
+        // A failed or stopped worker is not reused.
+        if (this.osd === pending) this.osd = undefined;
+        void pending.then((w) => this.track(w.terminate()), () => undefined);
+        throw err;
+      }
+    });
+    this.osdQueue = run.catch(() => undefined);
+    return run;
+  }
+
   /** For metrics and tests: workers now (starting or warm), those busy, pages waiting, workers started so far. */
-  stats(): { workers: number; busy: number; queued: number; started: number } {
+  stats(): ReaderStats {
     return {
       workers: this.slots.length,
       busy: this.slots.filter((s) => s.busy).length,
@@ -144,6 +172,11 @@ export class OcrEngine {
     const closedError = new OcrError('engine_closed', 'the OCR engine was closed');
     for (const job of this.queue.splice(0)) job.reject(closedError);
     for (const slot of [...this.slots]) this.retire(slot);
+    if (this.osd) {
+      const osd = this.osd;
+      this.osd = undefined;
+      this.track(osd.then((w) => w.terminate(), () => undefined));
+    }
     while (this.stopping.size > 0) await Promise.all([...this.stopping]);
   }
 
@@ -190,8 +223,8 @@ export class OcrEngine {
   private async run(slot: Slot, job: Job): Promise<void> {
     try {
       const worker = slot.worker ?? (await this.start(slot, job.data));
-      const page = await worker.recognize(job.input, this.pageTimeoutMs);
-      job.resolve(toOcrPage(page));
+      const page = await worker.recognize(job.input, this.pageTimeoutMs, job.settings);
+      job.resolve(pageFromTsv(page.tsv));
       if (worker.pages >= this.pagesPerWorker) this.retire(slot);
     } catch (err) {
       job.reject(err);

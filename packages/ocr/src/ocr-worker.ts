@@ -2,7 +2,7 @@ import type { Worker as NodeWorker } from 'node:worker_threads';
 import Tesseract from 'tesseract.js';
 import { OcrError, errorMessage } from './errors.js';
 import { languageKey } from './languages.js';
-import type { TesseractOutput } from './page-result.js';
+import { DEFAULT_SETTINGS, type PageSettings, type TesseractDetection, type TesseractOutput } from './settings.js';
 import type { LanguageData } from './tessdata.js';
 
 /**
@@ -18,6 +18,7 @@ export class OcrWorker {
   private failure: OcrError | undefined;
   private rejectCurrent: ((err: OcrError) => void) | undefined;
   private readonly exited: Promise<unknown>;
+  private settings: PageSettings = DEFAULT_SETTINGS;
 
   private constructor(
     readonly key: string,
@@ -30,7 +31,12 @@ export class OcrWorker {
     thread?.on('exit', (code) => this.fail(new OcrError('worker_failed', `the OCR worker thread exited (code ${code})`)));
   }
 
-  static async create(data: LanguageData, startTimeoutMs: number): Promise<OcrWorker> {
+  /**
+   * `osd`: a worker for script detection only. OSD is a legacy-engine feature: it needs
+   * tesseract.js's legacy core build and `osd.traineddata` (Debian's tesseract-ocr-osd), loaded
+   * as legacy data.
+   */
+  static async create(data: LanguageData, startTimeoutMs: number, mode: 'lstm' | 'osd' = 'lstm'): Promise<OcrWorker> {
     const key = languageKey(data.langs);
     let settled = false;
     let failStart: (err: OcrError) => void = () => undefined;
@@ -38,7 +44,9 @@ export class OcrWorker {
       failStart = reject;
     });
     const timer = setTimeout(() => failStart(new OcrError('worker_failed', `the OCR worker for ${key} did not start within ${startTimeoutMs} ms`)), startTimeoutMs);
-    const created = Tesseract.createWorker(data.langs.join('+'), Tesseract.OEM.LSTM_ONLY, {
+    const osd = mode === 'osd';
+    const created = Tesseract.createWorker(data.langs.join('+'), osd ? Tesseract.OEM.TESSERACT_ONLY : Tesseract.OEM.LSTM_ONLY, {
+      ...(osd ? { legacyCore: true, legacyLang: true } : {}),
       // A local directory: tesseract.js reads `<langPath>/<lang>.traineddata[.gz]` from disk.
       // Without langPath it would download from a CDN; cacheMethod 'none' stops it from
       // writing copies of the models into the working directory.
@@ -76,13 +84,12 @@ export class OcrWorker {
   }
 
   /**
-   * Recognises one encoded image (any format tesseract.js reads: PNG, JPEG, BMP, PNM, TIFF).
-   * The page's dpi is deliberately not passed: with `user_defined_dpi` set, tesseract (native
-   * and WASM alike) dropped characters on the corpus scans (CER 4.3% → 8.8% on a MEDRPT page);
-   * estimating the resolution from the text size did better everywhere we measured.
+   * Recognises one encoded image (any format tesseract.js reads: PNG, JPEG, BMP, PNM, TIFF) with
+   * the page's settings (segmentation, dpi hint: the caller's policy, see reading-policy.ts).
    */
-  recognize(image: Buffer, timeoutMs: number): Promise<TesseractOutput> {
-    if (this.failure) return Promise.reject(this.failure);
+  async recognize(image: Buffer, timeoutMs: number, settings: PageSettings = DEFAULT_SETTINGS): Promise<TesseractOutput> {
+    if (this.failure) throw this.failure;
+    await this.apply(settings);
     return new Promise<TesseractOutput>((resolve, reject) => {
       const timer = setTimeout(() => {
         void this.terminate(new OcrError('timeout', `OCR of one page ran past ${timeoutMs} ms; its worker was stopped`));
@@ -95,11 +102,11 @@ export class OcrWorker {
         settle();
         reject(err);
       };
-      this.worker.recognize(image, {}, { text: true, tsv: true }).then(
+      this.worker.recognize(image, {}, { text: false, tsv: true }).then(
         (result) => {
           settle();
           this.pages += 1;
-          resolve(result.data);
+          resolve({ tsv: result.data.tsv ?? '' });
         },
         (err: unknown) => {
           settle();
@@ -107,6 +114,53 @@ export class OcrWorker {
         },
       );
     });
+  }
+
+  /**
+   * Script and orientation of an image with tesseract's OSD (legacy engine, `osd.traineddata`):
+   * only a worker created by `createOsd` can do it. Undefined when OSD finds too little text.
+   */
+  async detect(image: Buffer, timeoutMs: number): Promise<TesseractDetection | undefined> {
+    if (this.failure) throw this.failure;
+    return new Promise<TesseractDetection | undefined>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        void this.terminate(new OcrError('timeout', `script detection ran past ${timeoutMs} ms; its worker was stopped`));
+      }, timeoutMs);
+      const settle = () => {
+        clearTimeout(timer);
+        this.rejectCurrent = undefined;
+      };
+      this.rejectCurrent = (err) => {
+        settle();
+        reject(err);
+      };
+      this.worker.detect(image).then(
+        (result) => {
+          settle();
+          this.pages += 1;
+          const { script, script_confidence: confidence } = result.data;
+          resolve(script === null || confidence === null ? undefined : { script, confidence });
+        },
+        (err: unknown) => {
+          settle();
+          reject(new OcrError('recognition_failed', `script detection failed: ${errorMessage(err)}`, { cause: err }));
+        },
+      );
+    });
+  }
+
+  /** Sets the page's segmentation and dpi hint on the worker when they differ from the last page's. */
+  private async apply(settings: PageSettings): Promise<void> {
+    if (this.settings.psm === settings.psm && this.settings.dpi === settings.dpi) return;
+    try {
+      // user_defined_dpi 0 is tesseract's "not set": it estimates the resolution from the text.
+      await this.worker.setParameters({ tessedit_pageseg_mode: settings.psm === '6' ? Tesseract.PSM.SINGLE_BLOCK : Tesseract.PSM.AUTO, user_defined_dpi: String(settings.dpi ?? 0) });
+    } catch (err) {
+      const failure = new OcrError('worker_failed', `the OCR worker for ${this.key} rejected its settings: ${errorMessage(err)}`, { cause: err });
+      await this.terminate(failure);
+      throw failure;
+    }
+    this.settings = settings;
   }
 
   get failed(): boolean {

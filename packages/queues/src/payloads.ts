@@ -29,13 +29,20 @@ export function jobRefFields(payload: JobRefFields): JobRefFields {
   return { jobId: payload.jobId, tenant: payload.tenant, batchId: payload.batchId, series: payload.series };
 }
 
+const ocrLanguages = z.string().regex(/^[a-z_]{3,10}(\+[a-z_]{3,10}){0,4}$/);
+
 /** How the client asked for the document to be parsed (part of the dedup identity). */
 export const documentOptions = z
   .object({
     /** local: our parsers (+OCR); mineru: MinerU or fail; auto: MinerU for complex PDFs, local otherwise or as fallback. */
     engine: z.enum(['local', 'mineru', 'auto']),
-    /** Tesseract languages joined by `+`, e.g. `eng+chi_sim`. */
-    ocrLang: z.string().regex(/^[a-z_]{3,10}(\+[a-z_]{3,10}){0,4}$/),
+    /**
+     * Tesseract languages joined by `+`, e.g. `eng+chi_sim`, or `auto`: each page's language is
+     * chosen from the document (its CID fonts, its text's scripts, OSD on the pixels).
+     */
+    ocrLang: z.union([z.literal('auto'), ocrLanguages]),
+    /** Present when the upload named no language and `ocrLang` is the deployment's default (OCR_DEFAULT_LANG). */
+    ocrLangDefaulted: z.literal(true).optional(),
   })
   .strict();
 
@@ -87,7 +94,19 @@ export const renderPayload = z
   .strict();
 
 /** One rendered page to read; its render child's return value says where the pixels are. */
-export const ocrPayload = z.object({ ...jobRef, source: sourceRef, options: documentOptions, page: z.number().int().nonnegative() }).strict();
+export const ocrPayload = z
+  .object({
+    ...jobRef,
+    source: sourceRef,
+    options: documentOptions,
+    page: z.number().int().nonnegative(),
+    /**
+     * The page's language as extract chose it (the request, the document's fonts or text, the
+     * default); absent: the OCR stage decides from the pixels (OSD).
+     */
+    lang: z.object({ code: ocrLanguages, source: z.enum(['request', 'font', 'text', 'default']) }).strict().optional(),
+  })
+  .strict();
 
 /** One document to MinerU; the parent assemble job receives the result reference. */
 export const mineruPayload = z.object({ ...jobRef, source: sourceRef, options: documentOptions }).strict();

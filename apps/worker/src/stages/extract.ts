@@ -1,8 +1,9 @@
 import { jobRefFields, type ExtractPayload, type FlowChild, type RenditionRef, type SourceRef } from '@readpack/queues';
-// The version constant alone: @readpack/ocr's index would load tesseract.js into the extract consumer.
-import { TESSERACT_VERSION } from '@readpack/ocr/version';
+// The version functions alone: @readpack/ocr's index would load tesseract.js into the extract consumer.
+import { nativeTesseractVersion, TESSERACT_VERSION } from '@readpack/ocr/version';
 import { parsedDocument, type ParsedDocument } from '@readpack/parsers';
 import { chooseEngine } from '../engine-choice.js';
+import { pageLanguage } from '../ocr-language.js';
 import { pagesNeedingOcr } from '../ocr-routing.js';
 import { pdfPassword } from '../secrets.js';
 import type { Extraction } from '../extraction.js';
@@ -68,11 +69,13 @@ export const extractStage = defineStage({
       ocrPages = isImage ? [0] : pagesNeedingOcr(extraction.document.pages, config.ocr.minCharsPerPage);
       const kind = isImage ? 'image' : 'pdf-page';
       for (const page of ocrPages) {
+        const lang = pageLanguage(payload.options, extraction.document.pages, page);
         const pagePayload = { ...ref, source: document, options: payload.options, page };
+        const ocrPayload = { ...pagePayload, ...(lang ? { lang } : {}) };
         // render runs first (the child), then ocr (its parent) reads the pixels it stored. Only
         // render opens the PDF, so only render gets the (still sealed) password.
         const renderPayload = { ...pagePayload, kind, ...(payload.secrets ? { secrets: payload.secrets } : {}) };
-        children.push({ name: 'ocr', part: `p${page}`, payload: pagePayload, children: [{ name: 'render', part: `p${page}`, payload: renderPayload }] });
+        children.push({ name: 'ocr', part: `p${page}`, payload: ocrPayload, children: [{ name: 'render', part: `p${page}`, payload: renderPayload }] });
       }
     }
     logger.info('extracted', { engine, ocrPages: ocrPages.length, children: children.length, ...extraction?.summary });
@@ -118,8 +121,10 @@ async function toConvert(payload: ExtractPayload, ctx: StageContext, reason: 'fo
 }
 
 /** An image has no text layer: one empty page, read by OCR. */
-async function imageExtraction({ storage }: StageContext): Promise<StoredExtraction> {
-  const origin = { parser: 'tesseract.js', version: TESSERACT_VERSION, engine: 'ocr' as const };
+async function imageExtraction({ storage, config }: StageContext): Promise<StoredExtraction> {
+  // The engine that will read it (OCR_ENGINE), as the page's own origin will say.
+  const engine = config.ocr.engine === 'native' ? { parser: 'tesseract', version: nativeTesseractVersion() } : { parser: 'tesseract.js', version: TESSERACT_VERSION };
+  const origin = { ...engine, engine: 'ocr' as const };
   const document: ParsedDocument = parsedDocument({ origin, body: [], pages: [{ index: 0 }] });
   const extraction: Extraction = { ...document, images: [] };
   const stored = await storage.blobs.putBuffer(Buffer.from(JSON.stringify(extraction)));

@@ -86,6 +86,7 @@ export const mineruStage = defineStage({
 
 /** MinerU's OCR language names differ from tesseract's; the first language decides. */
 function mineruLang(ocrLang: string): string {
-  const first = ocrLang.split('+')[0];
+  // `auto`: MinerU's default English model, as before languages were chosen automatically.
+  const first = ocrLang === 'auto' ? 'eng' : ocrLang.split('+')[0];
   return first === 'chi_sim' || first === 'chi_tra' ? 'ch' : first === 'eng' ? 'en' : (first ?? 'en');
 }
