@@ -6,6 +6,7 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import * as XLSX from '@e965/xlsx';
+import pptxgenjs from 'pptxgenjs';
 import { STAGES } from '@readpack/config';
 import { openStorage } from '@readpack/package-store';
 import { assertValidPackage } from '@readpack/testing';
@@ -40,6 +41,9 @@ beforeAll(async () => {
   sources['report.rtf'] = await sofficeConvert('report.odt', odt, 'rtf');
   sources['deck.ppt'] = await sofficeConvert('deck.fodp', flatOdp(), 'ppt');
   sources['report.epub'] = await sofficeConvert('report.fodt', flatOdt(), 'epub');
+  // Legacy Word written by LibreOffice, read natively (word-extractor): no conversion.
+  sources['report.doc'] = await sofficeConvert('report.odt', odt, 'doc');
+  sources['deck.pptx'] = await pptxDeck();
   const book = XLSX.utils.book_new();
   const sheet = XLSX.utils.aoa_to_sheet([['Quarterly', null], ['Region', 'Revenue'], ['North', 1200], ['South', 800]]);
   sheet['!merges'] = [{ s: { r: 0, c: 0 }, e: { r: 0, c: 1 } }];
@@ -51,6 +55,21 @@ afterAll(async () => {
   await pipeline?.stop();
   await removeTestProfile();
 });
+
+/** pptxgenjs runs as ESM (its default export is the class) but types itself as CommonJS, where the class is `.default`. */
+const PptxGenJS = pptxgenjs as unknown as typeof pptxgenjs.default;
+
+/** A two-slide deck: a title and bullets, then a table with a merged cell and speaker notes. */
+async function pptxDeck(): Promise<Uint8Array> {
+  const pptx = new PptxGenJS();
+  const first = pptx.addSlide();
+  first.addText('Quarterly review', { x: 0.5, y: 0.3, w: 9, h: 0.8, fontSize: 32, bold: true });
+  first.addText([{ text: 'Revenue grew', options: { bullet: true } }, { text: 'Costs fell', options: { bullet: true } }], { x: 0.5, y: 1.5, w: 9, h: 1.5 });
+  const second = pptx.addSlide();
+  second.addTable([[{ text: 'Region' }, { text: 'Revenue' }], [{ text: 'North and South', options: { colspan: 2 } }]], { x: 0.5, y: 0.5, w: 6 });
+  second.addNotes('Say the numbers slowly.');
+  return new Uint8Array((await pptx.write({ outputType: 'nodebuffer' })) as Buffer);
+}
 
 async function parse(name: string): Promise<{ jobId: string; manifest: Manifest; ms: number }> {
   const started = performance.now();
@@ -120,6 +139,26 @@ describe('EPUB through the pipeline (read natively: LibreOffice has no EPUB impo
     expect(squash(manifest.text)).toContain('The first paragraph of the annual report.');
     const table = manifest.body.find((b): b is TableBlock => b.type === 'table')!;
     expect(table.cells.map((c) => c.text)).toEqual(['Region', 'Revenue', 'North', '1200', 'South', '800']);
+  }, 120_000);
+});
+
+describe('PPTX and DOC through the pipeline (read natively)', () => {
+  it('deck.pptx reaches done: one page per slide, its list, its table with the merged cell, its speaker notes', async () => {
+    const { jobId, manifest } = await parse('deck.pptx');
+    expect(manifest.pages).toHaveLength(2);
+    expect(squash(manifest.text)).toContain('Quarterly review');
+    const list = manifest.body.find((b) => b.type === 'list');
+    expect(list && list.type === 'list' && list.items.map((i) => i.text)).toEqual(['Revenue grew', 'Costs fell']);
+    const table = manifest.body.find((b): b is TableBlock => b.type === 'table')!;
+    expect(table.cells.find((c) => c.text === 'North and South')).toMatchObject({ colSpan: 2 });
+    const stored = await (await openStorage(resolve(pipeline.config.dataDir), pipeline.config.storage.s3)).packages.read(jobId);
+    expect(stored?.furniture.some((f) => f.type === 'note' && f.text === 'Say the numbers slowly.')).toBe(true);
+  }, 120_000);
+
+  it('report.doc reaches done with its text, table text and footnote, without LibreOffice', async () => {
+    const { manifest } = await parse('report.doc');
+    expect(manifest.origin.parser).toBe('word-extractor');
+    for (const snippet of ['The first paragraph of the annual report.', 'Results by region', 'North', '1200', 'A footnote about the figures.']) expect(squash(manifest.text)).toContain(snippet);
   }, 120_000);
 });
 
