@@ -24,7 +24,7 @@ import { distance } from 'fastest-levenshtein';
 import { parseDocument, type ParsedDocument } from '@readpack/parsers';
 import { blockText, walkBlocks, type Block, type TableBlock } from '@readpack/reading-package';
 import { outlinedPdf, twoColumnPdf } from '@readpack/testing';
-import { cleanups, describeMachine, runBench, writeBenchSection } from './support.js';
+import { cleanups, describeMachine, runBench, writeBenchChart, writeBenchSection } from './support.js';
 
 const run = promisify(execFile);
 const CORPUS = resolve(fileURLToPath(new URL('../../fixtures/corpus/', import.meta.url)));
@@ -451,6 +451,19 @@ async function main(): Promise<void> {
     `- Tables: XLSX ${xlsxScore.right}/${xlsxScore.total} cells right${docxScore ? `, DOCX ${docxScore.right}/${docxScore.total}` : ''}.`,
     missed.length === 0 ? `- Every goal of this run was met.` : `- Missed in this run: ${missed.map((r) => r.measure).join('; ')}.`,
   ];
+  const errors = writeBenchChart('fidelity-errors', 'Character errors (%) in this run', '%', [
+    { label: 'generated PDFs vs drawn text', value: cer(truthTotal) * 100, goal: 1 },
+    { label: 'corpus PDFs vs pdftotext, order-free', value: cer(corpus.orderFree) * 100, goal: 1 },
+    { label: 'jo.pdf (CJK) vs pdftotext, order-free', value: cer(cjk.orderFree) * 100, goal: 2 },
+  ]);
+  const accuracy = writeBenchChart('fidelity-accuracy', 'Structure found (%) in this run', '%', [
+    { label: 'two-column reading order', value: orderRate * 100, goal: 98 },
+    { label: 'heading precision', value: precision * 100, goal: 90 },
+    { label: 'heading recall', value: recall * 100, goal: 90 },
+    { label: 'table cells right', value: cellsTotal === 0 ? 0 : (cellsRight / cellsTotal) * 100, goal: 98 },
+  ]);
+  const speed = writeBenchChart('fidelity-speed', 'Time per page ÷ pdftotext in this run', '×', [{ label: 'structured extraction, GeoTopo', value: ratio, goal: 3 }]);
+  lines.push('', `![character errors](${errors}) ![structure](${accuracy}) ![speed](${speed})`);
   writeBenchSection('fidelity', lines.join('\n'));
 }
 

@@ -1,5 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { cpus, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -103,4 +103,39 @@ export async function benchRedis(extraArgs: string[] = []): Promise<{ url: strin
   const redis = await ThrowawayRedis.start({ extraArgs });
   cleanups.push(() => redis.dispose());
   return { url: redis.url, private: true };
+}
+
+export interface ChartBar {
+  label: string;
+  /** The measured value, in the chart's unit. */
+  value: number;
+  /** Where the goal lies, drawn as a mark on the bar's row. */
+  goal?: number;
+}
+
+/**
+ * A horizontal bar chart as a standalone SVG in docs/charts/<name>.svg (no library: a few rects
+ * and texts), from the run's own numbers; returns the path to link from the bench section.
+ */
+export function writeBenchChart(name: string, title: string, unit: string, bars: readonly ChartBar[]): string {
+  const escape = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  const [labelWidth, barWidth, row, top] = [300, 360, 26, 40];
+  const max = Math.max(1e-9, ...bars.flatMap((b) => [b.value, b.goal ?? 0])) * 1.1;
+  const x = (v: number) => labelWidth + (v / max) * barWidth;
+  const rows = bars.map((b, i) => {
+    const y = top + i * row;
+    const goal = b.goal === undefined ? '' : `<line x1="${x(b.goal).toFixed(1)}" y1="${y - 2}" x2="${x(b.goal).toFixed(1)}" y2="${y + row - 6}" stroke="#c0392b" stroke-width="2"/>`;
+    return `<text x="${labelWidth - 8}" y="${y + 14}" text-anchor="end">${escape(b.label)}</text><rect x="${labelWidth}" y="${y}" width="${(x(b.value) - labelWidth).toFixed(1)}" height="${row - 10}" fill="#2c6fbb"/><text x="${(x(b.value) + 6).toFixed(1)}" y="${y + 14}">${escape(`${Number(b.value.toPrecision(3))} ${unit}`)}</text>${goal}`;
+  });
+  const height = top + bars.length * row + 24;
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${labelWidth + barWidth + 140}" height="${height}" font-family="sans-serif" font-size="13">
+<rect width="100%" height="100%" fill="#fff"/><text x="10" y="22" font-weight="bold">${escape(title)}</text>
+${rows.join('\n')}
+<text x="10" y="${height - 8}" fill="#c0392b">red mark: the goal</text>
+</svg>
+`;
+  const dir = fileURLToPath(new URL('../../docs/charts/', import.meta.url));
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(`${dir}${name}.svg`, svg);
+  return `charts/${name}.svg`;
 }
