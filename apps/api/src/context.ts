@@ -7,6 +7,7 @@ import type { SecretBox } from '@readpack/secrets';
 import type { Redis } from 'ioredis';
 import type { AdminCredentials } from './admin/admin-role.js';
 import type { ApiKeyRing } from './auth/api-keys.js';
+import type { StreamReaders } from './events/stream-readers.js';
 import type { TenantAdmission } from './limits/active-jobs.js';
 import type { UploadRateLimiter } from './limits/upload-rate.js';
 import type { FleetMetrics } from './metrics/fleet-metrics.js';
@@ -26,6 +27,8 @@ export interface ApiContext {
   /** Seals secrets for job payloads and hashes them for identities (key in DATA_DIR). */
   secrets: SecretBox;
   uploadRate: UploadRateLimiter;
+  /** Redis connections of the open Server-Sent Events streams (bounded per process). */
+  events: StreamReaders;
   admission: TenantAdmission;
   /** Prometheus metrics: this process's HTTP registry, the cluster's sum of it, the fleet read from Redis. */
   metrics: { http: HttpMetrics; httpText: () => Promise<string>; fleet: FleetMetrics };

@@ -6,6 +6,7 @@ import { createLogger, PROCESS_IDENTITY, type Logger } from '@readpack/logging';
 import { openStorage } from '@readpack/package-store';
 import { QueueProducer } from '@readpack/queues';
 import { createProducerConnection } from '@readpack/redis';
+import { StreamReaders } from './events/stream-readers.js';
 import { openSecretBox } from '@readpack/secrets';
 import { AdminCredentials } from './admin/admin-role.js';
 import { createApp } from './app.js';
@@ -52,6 +53,7 @@ export async function startApi(config: Config, logger: Logger = createLogger({ l
     keys,
     admin,
     secrets: await openSecretBox(resolve(config.dataDir)),
+    events: new StreamReaders(config.redis.url, config.events.maxStreamsPerProcess),
     uploadRate: new UploadRateLimiter(redis, config.redis.prefix, config.tenancy.uploadRatePerMinute),
     admission: new TenantAdmission(redis, {
       prefix: config.redis.prefix,

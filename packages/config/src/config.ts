@@ -52,6 +52,8 @@ export interface Config {
     retryDelayMs: number;
     pollIntervalMs: number;
   };
+  /** Server-Sent Events (GET …/events). */
+  events: { maxStreamsPerProcess: number; heartbeatMs: number };
   tenancy: {
     apiKeys: string | undefined;
     apiKeysFile: string | undefined;
@@ -130,6 +132,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       retryDelayMs: e.MINERU_RETRY_DELAY_MS,
       pollIntervalMs: e.MINERU_POLL_INTERVAL_MS,
     },
+    events: { maxStreamsPerProcess: e.EVENT_STREAMS_PER_PROCESS, heartbeatMs: e.EVENT_HEARTBEAT_MS },
     tenancy: {
       apiKeys: e.API_KEYS,
       apiKeysFile: e.API_KEYS_FILE,

@@ -72,6 +72,8 @@ export const VARIABLES = [
   { name: 'API_KEYS_FILE', schema: z.string().min(1).optional(), description: 'A file with one `key:tenant` per line (comments with #), for real deployments.' },
   { name: 'ADMIN_VIEWER_TOKEN', schema: z.string().min(16).optional(), description: 'Read-only Bull Board access (write actions answer 405).' },
   { name: 'CORS_ORIGINS', schema: z.string().optional(), description: 'Comma-separated origins allowed to call the API from browsers. Unset: no cross-origin access.' },
+  { name: 'EVENT_STREAMS_PER_PROCESS', schema: int(1, 100_000).default(1_000), description: 'Server-Sent Events clients one API process follows at once (each holds a Redis connection); beyond, `/events` answers 503 and clients poll.' },
+  { name: 'EVENT_HEARTBEAT_MS', schema: int(100, 300_000).default(15_000), description: 'Interval of the `: heartbeat` comment on an idle event stream, so proxies keep it open.' },
   { name: 'UPLOAD_RATE_PER_MINUTE', schema: int(1, 1_000_000).default(120), description: 'Uploads one tenant may make per minute, across all API processes (429 + Retry-After beyond).' },
   { name: 'MAX_ACTIVE_JOBS_PER_TENANT', schema: int(1, 1_000_000).default(200), description: 'Jobs one tenant may have queued or processing at once (429 beyond).' },
   { name: 'MAX_ZIP_UNCOMPRESSED_BYTES', schema: int(1_000_000, 10 * 1024 ** 3).default(512 * 1024 ** 2), description: 'DOCX/XLSX: largest total uncompressed size (zip bombs), checked before inflating.' },

@@ -89,6 +89,16 @@ export class JobStateStore {
     return `${this.options.prefix}:batch:${batchId}`;
   }
 
+  /** The job's event stream (scripts/prelude.lua, Event streams): one entry per status document. */
+  jobEventsKey(jobId: string): string {
+    return `${this.jobKey(jobId)}:events`;
+  }
+
+  /** The batch's event stream: every member's status documents, in the order they changed. */
+  batchEventsKey(batchId: string): string {
+    return `${this.batchKey(batchId)}:events`;
+  }
+
   dedupKey(identity: string): string {
     return `${this.options.prefix}:dedup:${identity}`;
   }
@@ -104,7 +114,7 @@ export class JobStateStore {
 
   /** Creates a queued record; false if a record with that id already exists. */
   async createJob(job: NewJob): Promise<boolean> {
-    const [created] = await runScript(this.redis, 'create', [this.jobKey(job.jobId), this.leaseIndexKey()], this.createArgs(job));
+    const [created] = await runScript(this.redis, 'create', this.keys({ jobId: job.jobId }), this.createArgs(job));
     return created === 1;
   }
 
@@ -123,7 +133,7 @@ export class JobStateStore {
       const [created, outcome, id] = await runScript(
         this.redis,
         'create-deduped',
-        [dedupKey, seen ? this.jobKey(seen) : newKey, newKey, this.leaseIndexKey()],
+        [dedupKey, seen ? this.jobKey(seen) : newKey, newKey, this.leaseIndexKey(), this.jobEventsKey(job.jobId)],
         [this.options.actor, this.options.ttl.queuedSeconds, seen, job.jobId, dedupTtl, this.graceMs, ...recordFields(job)],
       );
       if (outcome !== 'retry') return { created: created === 1, jobId: String(id) };
@@ -137,7 +147,7 @@ export class JobStateStore {
     const meta = JSON.stringify({ tenant: batch.tenant, createdAt: new Date().toISOString(), files: batch.files });
     multi.set(this.batchKey(batch.batchId), meta, 'EX', this.options.ttl.queuedSeconds);
     for (const job of jobs) {
-      queueScript(multi, 'create', [this.jobKey(job.jobId), this.leaseIndexKey(), this.batchKey(batch.batchId)], this.createArgs(job));
+      queueScript(multi, 'create', this.keys({ jobId: job.jobId, batchId: batch.batchId }), this.createArgs(job));
     }
     const replies = await multi.exec();
     const failure = replies?.find(([error]) => error !== null)?.[0];
@@ -215,8 +225,8 @@ export class JobStateStore {
   async fail(ref: JobRef, error: { code: JobErrorCode; message: string }, by: Lease | { series: number } = { series: 1 }): Promise<TransitionResult> {
     const { ttl, actor } = this.options;
     const fence = 'holder' in by ? fenceArgs(by) : [by.series, '', 0, ''];
-    const keys = [this.jobKey(ref.jobId), this.leaseIndexKey(), this.failureCountsKey()];
-    if (ref.batchId) keys.push(this.batchKey(ref.batchId));
+    const keys = [this.jobKey(ref.jobId), this.leaseIndexKey(), this.failureCountsKey(), this.jobEventsKey(ref.jobId)];
+    if (ref.batchId) keys.push(this.batchKey(ref.batchId), this.batchEventsKey(ref.batchId));
     return toResult(await runScript(this.redis, 'fail', keys, [...fence, actor, error.code, error.message.slice(0, 2_000), ttl.resultSeconds]));
   }
 
@@ -306,10 +316,13 @@ export class JobStateStore {
     return toResult(await runScript(this.redis, name, this.keys(ref), [...fenceArgs(lease), ...args]));
   }
 
-  /** Job key, live-lease index and, when the job belongs to a batch, the batch key (the scripts' layout). */
-  private keys(ref: JobRef): string[] {
-    const keys = [this.jobKey(ref.jobId), this.leaseIndexKey()];
-    if (ref.batchId) keys.push(this.batchKey(ref.batchId));
+  /**
+   * Job key, live-lease index, the job's event stream and, when the job belongs to a batch, the
+   * batch key and the batch's event stream (the scripts' layout, prelude.lua).
+   */
+  private keys(ref: Pick<JobRef, 'jobId'> & { batchId?: string }): string[] {
+    const keys = [this.jobKey(ref.jobId), this.leaseIndexKey(), this.jobEventsKey(ref.jobId)];
+    if (ref.batchId) keys.push(this.batchKey(ref.batchId), this.batchEventsKey(ref.batchId));
     return keys;
   }
 

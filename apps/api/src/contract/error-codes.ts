@@ -35,6 +35,7 @@ export const HTTP_ERROR_CODES = [
   'too_many_fields',
   'too_many_files',
   'too_many_parts',
+  'too_many_streams',
   'unexpected_file_field',
   'unsupported_media_type',
   'untrusted_host',

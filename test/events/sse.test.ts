@@ -1,0 +1,105 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import { twoColumnPdf, connectTestRedis } from '@readpack/testing';
+import { startPipeline, upload, type Pipeline } from '../harness.js';
+import { checkResponsesAgainstOpenApi } from '../support/openapi.js';
+
+checkResponsesAgainstOpenApi();
+
+/*
+ * The job is uploaded to and processed by one Readpack (API + consumers); its events are read from
+ * another API that shares only Redis with it (its own connections and StreamReaders, no
+ * consumers). What the reader sees can only have come through Redis.
+ */
+let writer: Pipeline;
+let reader: Pipeline;
+
+beforeAll(async () => {
+  writer = await startPipeline();
+  reader = await startPipeline({ READPACK_PREFIX: writer.config.redis.prefix, EVENT_HEARTBEAT_MS: '200' }, { consumers: false });
+});
+afterAll(async () => {
+  await reader?.api.close();
+  await writer?.stop();
+});
+
+interface Received {
+  events: EventSourceMessage[];
+  comments: string[];
+}
+
+/** Reads an event stream until it ends (or `until` says stop, or `ms` passed). */
+async function readEvents(url: string, headers: Record<string, string> = {}, options: { ms?: number; until?: (r: Received) => boolean } = {}): Promise<Received & { status: number; headers: Headers }> {
+  const abort = new AbortController();
+  const timer = setTimeout(() => abort.abort(), options.ms ?? 60_000);
+  const received: Received = { events: [], comments: [] };
+  const parser = createParser({ onEvent: (e) => received.events.push(e), onComment: (c) => received.comments.push(c) });
+  const res = await fetch(url, { headers, signal: abort.signal });
+  try {
+    if (res.body) {
+      const decoder = new TextDecoder();
+      for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+        parser.feed(decoder.decode(chunk, { stream: true }));
+        if (options.until?.(received)) break;
+      }
+    }
+  } catch (error) {
+    if (!abort.signal.aborted) throw error;
+  } finally {
+    clearTimeout(timer);
+    abort.abort();
+  }
+  return { ...received, status: res.status, headers: res.headers };
+}
+
+describe('GET /api/files/job/:id/events', () => {
+  it('streams every change written by other processes, in order, ending with the terminal event; Last-Event-ID resumes', async () => {
+    const pdf = await twoColumnPdf({ pages: 3 });
+    const res = await upload(writer.api.url, [{ name: 'three.pdf', data: pdf.bytes }]);
+    expect(res.status).toBe(202);
+    const { jobId } = (await res.json()) as { jobId: string };
+
+    const stream = await readEvents(`${reader.api.url}/api/files/job/${jobId}/events`);
+    expect(stream.status).toBe(200);
+    expect(stream.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    expect(stream.headers.get('cache-control')).toMatch(/no-cache/);
+    expect(stream.headers.get('x-accel-buffering')).toBe('no');
+
+    const views = stream.events.map((e) => JSON.parse(e.data) as { status: string; phase: string; progress: { done: number; total: number } });
+    expect(stream.events.every((e) => e.event === 'status')).toBe(true);
+    expect(views[0]!.status).toBe('queued');
+    expect(views.at(-1)!.status).toBe('done');
+    expect(views.filter((v) => v.status === 'done')).toHaveLength(1);
+    expect(views.some((v) => v.status === 'processing')).toBe(true);
+    // Every change the scripts recorded, and in their order: the events are the stream, one for one.
+    const redis = connectTestRedis();
+    const recorded = await redis.xrange(`${writer.config.redis.prefix}:job:${jobId}:events`, '-', '+');
+    await redis.quit();
+    expect(stream.events.map((e) => [e.id, e.data])).toEqual(recorded.map(([id, fields]) => [id, fields[1]]));
+    const done = views.map((v) => v.progress.done);
+    expect(done).toEqual([...done].sort((a, b) => a - b));
+
+    // Reconnect after each event in turn: exactly the rest follows, nothing missed or repeated.
+    for (let k = 0; k < stream.events.length - 1; k += 1) {
+      const resumed = await readEvents(`${reader.api.url}/api/files/job/${jobId}/events`, { 'Last-Event-ID': stream.events[k]!.id! });
+      expect(resumed.events.map((e) => e.id)).toEqual(stream.events.slice(k + 1).map((e) => e.id));
+    }
+  }, 90_000);
+
+  it('keeps an idle stream open with heartbeat comments, and answers a missing job with 404', async () => {
+    // Uploaded to the API without consumers: the job stays queued.
+    const pdf = await twoColumnPdf({ pages: 1 });
+    const idle = await startPipeline({ EVENT_HEARTBEAT_MS: '200' }, { consumers: false });
+    try {
+      const res = await upload(idle.api.url, [{ name: 'one.pdf', data: pdf.bytes }]);
+      const { jobId } = (await res.json()) as { jobId: string };
+      const stream = await readEvents(`${idle.api.url}/api/files/job/${jobId}/events`, {}, { until: (r) => r.comments.length >= 2 });
+      expect(stream.events.map((e) => (JSON.parse(e.data) as { status: string }).status)).toEqual(['queued']);
+      expect(stream.comments.slice(0, 2).map((c) => c.trim())).toEqual(['heartbeat', 'heartbeat']);
+      const missing = await fetch(`${idle.api.url}/api/files/job/job_${'A'.repeat(22)}/events`);
+      expect(missing.status).toBe(404);
+    } finally {
+      await idle.stop();
+    }
+  }, 30_000);
+});
