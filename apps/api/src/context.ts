@@ -2,7 +2,7 @@ import type { Config } from '@readpack/config';
 import type { JobStateStore } from '@readpack/job-state';
 import type { Logger } from '@readpack/logging';
 import type { Storage } from '@readpack/package-store';
-import type { QueueProducer } from '@readpack/queues';
+import type { QueueProducer, WebhookAllowList } from '@readpack/queues';
 import type { SecretBox } from '@readpack/secrets';
 import type { Redis } from 'ioredis';
 import type { AdminCredentials } from './admin/admin-role.js';
@@ -20,6 +20,8 @@ export interface ApiContext {
   redis: Redis;
   state: JobStateStore;
   producer: QueueProducer;
+  /** WEBHOOK_ALLOW_HOSTS: private targets a callbackUrl may name nonetheless. */
+  webhookTargets: WebhookAllowList;
   storage: Storage;
   /** Tenant API keys (empty: single-tenant dev mode). */
   keys: ApiKeyRing;

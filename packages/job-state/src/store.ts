@@ -32,6 +32,24 @@ export interface JobStateOptions {
    * API writes the record before it enqueues). Default 5 minutes.
    */
   queuedGraceMs?: number;
+  /**
+   * Called after this store ended a job (complete or fail applied), and by a consumer that finds
+   * a job already ended (see notifyTerminal): the webhook layer enqueues its delivery here. An
+   * error propagates, so the caller's job is retried and the notice given again; the receiver
+   * side is idempotent (one delivery id per job, series and status).
+   */
+  onTerminal?: (notice: TerminalNotice) => Promise<void>;
+}
+
+/** A terminal job as the webhook layer sees it. */
+export interface TerminalNotice {
+  jobId: string;
+  tenant: string;
+  series: number;
+  status: string;
+  callbackUrl: string | undefined;
+  /** The job's status document at the end (JobView JSON). */
+  view: string;
 }
 
 /** Default of JobStateOptions.queuedGraceMs. */
@@ -57,6 +75,8 @@ export interface NewJob {
   tenant: string;
   source: SourceInfo;
   batch?: { batchId: string; index: number };
+  /** Where the terminal event is POSTed (webhooks); checked by the API before it gets here. */
+  callbackUrl?: string | undefined;
 }
 
 export interface NewBatch {
@@ -214,7 +234,22 @@ export class JobStateStore {
   async complete(ref: JobRef, lease: Lease, result: ResultPointer): Promise<TransitionResult> {
     const { ttl, actor } = this.options;
     const pointer = JSON.stringify({ packageId: result.packageId, size: result.size, sha256: result.sha256 });
-    return this.transition('complete', ref, lease, [actor, pointer, 'view_ready', phaseRank('view_ready'), ttl.resultSeconds]);
+    const outcome = await this.transition('complete', ref, lease, [actor, pointer, 'view_ready', phaseRank('view_ready'), ttl.resultSeconds]);
+    if (outcome.applied) await this.notifyTerminal(ref.jobId);
+    return outcome;
+  }
+
+  /**
+   * Gives onTerminal the notice of a job that has ended (nothing when it has not, or is gone).
+   * Called after every terminal transition this store applies, and by a consumer that finds its
+   * job already ended, so that an end whose notice was lost (the process died in between) is
+   * notified on the redelivery.
+   */
+  async notifyTerminal(jobId: string): Promise<void> {
+    if (!this.options.onTerminal) return;
+    const [tenant, status, series, callbackUrl, view] = await this.redis.hmget(this.jobKey(jobId), 'tenant', 'status', 'series', 'callbackUrl', 'view');
+    if (typeof tenant !== 'string' || typeof view !== 'string' || typeof status !== 'string' || !isStatus(status) || !isTerminalStatus(status)) return;
+    await this.options.onTerminal({ jobId, tenant, status, series: Number(series ?? 1), callbackUrl: callbackUrl ?? undefined, view });
   }
 
   /**
@@ -227,7 +262,9 @@ export class JobStateStore {
     const fence = 'holder' in by ? fenceArgs(by) : [by.series, '', 0, ''];
     const keys = [this.jobKey(ref.jobId), this.leaseIndexKey(), this.failureCountsKey(), this.jobEventsKey(ref.jobId)];
     if (ref.batchId) keys.push(this.batchKey(ref.batchId), this.batchEventsKey(ref.batchId));
-    return toResult(await runScript(this.redis, 'fail', keys, [...fence, actor, error.code, error.message.slice(0, 2_000), ttl.resultSeconds]));
+    const outcome = toResult(await runScript(this.redis, 'fail', keys, [...fence, actor, error.code, error.message.slice(0, 2_000), ttl.resultSeconds]));
+    if (outcome.applied) await this.notifyTerminal(ref.jobId);
+    return outcome;
   }
 
   /** Failed jobs counted by code since the deployment's Redis began (scripts/fail.lua). */
@@ -386,6 +423,7 @@ function recordFields(job: NewJob): (string | number)[] {
   const fields: (string | number)[] = ['tenant', tenant, 'filename', source.filename, 'mediaType', source.mediaType, 'size', source.size, 'sha256', source.sha256];
   if (source.originalFilename !== undefined && source.originalFilename !== source.filename) fields.push('originalFilename', source.originalFilename);
   if (job.batch) fields.push('batchId', job.batch.batchId, 'batchIndex', job.batch.index);
+  if (job.callbackUrl) fields.push('callbackUrl', job.callbackUrl);
   return fields;
 }
 

@@ -21,6 +21,7 @@ export const HTTP_ERROR_CODES = [
   'file_too_large',
   'internal_error',
   'invalid_api_key',
+  'invalid_callback_url',
   'invalid_option',
   'invalid_password',
   'job_not_found',

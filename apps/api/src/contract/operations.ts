@@ -35,7 +35,7 @@ const COMMON_API_ERRORS: Record<number, ResponseSpec> = {
 };
 
 const UPLOAD_ERRORS: Record<number, ResponseSpec> = {
-  400: error('`missing_file(s)`, `empty_file`, `invalid_option`, `engine_unavailable`, `invalid_password`, malformed multipart (`bad_upload`, `unexpected_file_field`, `field_name_too_long`).'),
+  400: error('`missing_file(s)`, `empty_file`, `invalid_option`, `engine_unavailable`, `invalid_password`, `invalid_callback_url`, malformed multipart (`bad_upload`, `unexpected_file_field`, `field_name_too_long`).'),
   413: error('`file_too_large`, `too_many_files`, `too_many_parts`, `too_many_fields`, `field_too_large`.'),
   415: error('`unsupported_media_type` or `converter_unavailable` (body has `detected`).'),
   429: error('`rate_limited` or `too_many_active_jobs`; `Retry-After`.'),
