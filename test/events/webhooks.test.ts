@@ -4,6 +4,10 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createLogger } from '@readpack/logging';
 import { twoColumnPdf, waitFor } from '@readpack/testing';
+import { Queue } from 'bullmq';
+import { bullPrefix, WEBHOOK_DLQ } from '@readpack/queues';
+import { connectTestRedis } from '@readpack/testing';
+import { listDeadLetters, replayDeadLetters } from '../../apps/cli/src/ops/dlq.js';
 import { startWebhookConsumer, type RunningWebhookConsumer } from '../../apps/worker/src/webhooks/consumer.js';
 import { pollUntilTerminal, startPipeline, type Pipeline } from '../harness.js';
 import { checkResponsesAgainstOpenApi } from '../support/openapi.js';
@@ -25,10 +29,12 @@ let receiver: Server;
 let receiverUrl: string;
 const received: Received[] = [];
 const flakyCalls = new Map<string, number>();
+/** What /down answers: 503 until the test brings the receiver back. */
+let downAnswers = 503;
 
 beforeAll(async () => {
   // The receiver is on loopback: allowed here by the allow-list, as a deployment would allow an internal host.
-  pipeline = await startPipeline({ WEBHOOK_SECRETS: `default=${SECRET}`, WEBHOOK_ALLOW_HOSTS: '127.0.0.1/32', WEBHOOK_BACKOFF_MS: '100' });
+  pipeline = await startPipeline({ WEBHOOK_SECRETS: `default=${SECRET}`, WEBHOOK_ALLOW_HOSTS: '127.0.0.1/32', WEBHOOK_BACKOFF_MS: '100', WEBHOOK_ATTEMPTS: '5' });
   const logger = createLogger({ level: 'error', component: 'test' });
   logger.silent = process.env.TEST_LOGS !== '1';
   webhooks = await startWebhookConsumer(pipeline.config, logger);
@@ -38,6 +44,7 @@ beforeAll(async () => {
     req.on('end', () => {
       const path = req.url ?? '/';
       let answered = 200;
+      if (path.startsWith('/down')) answered = downAnswers;
       if (path.startsWith('/flaky')) {
         // Three 500s per delivery, then 200.
         const key = String(req.headers['readpack-idempotency-key']);
@@ -131,4 +138,36 @@ describe('webhooks', () => {
       if (!target.startsWith('ftp')) expect(body.error.message).toMatch(/private, loopback or link-local/);
     }
   }, 30_000);
+
+  it('dead-letters a delivery that used its attempts; the ops CLI lists it and replays it with the same event', async () => {
+    const res = await uploadWith(`${receiverUrl}/down`, (await twoColumnPdf({ pages: 1, seed: 14 })).bytes, 'down.pdf');
+    const { jobId } = (await res.json()) as { jobId: string };
+    await pollUntilTerminal(pipeline.api.url, jobId, 60_000);
+    const redis = connectTestRedis();
+    const dlq = new Queue(WEBHOOK_DLQ, { connection: redis, prefix: bullPrefix(pipeline.config.redis.prefix) });
+    try {
+      await waitFor(async () => ((await dlq.getJobs(['failed'])).length === 1 ? true : undefined), { timeoutMs: 30_000, what: 'the parked dead letter' });
+      expect(forJob(jobId).map((r) => r.answered)).toEqual([503, 503, 503, 503, 503]);
+      const ops = { config: pipeline.config, connection: redis, prefix: bullPrefix(pipeline.config.redis.prefix) };
+      const printed: string[] = [];
+      const write = process.stdout.write.bind(process.stdout);
+      process.stdout.write = ((chunk: string) => printed.push(String(chunk)) > 0) as typeof process.stdout.write;
+      try {
+        expect(await listDeadLetters(ops, ['webhook'])).toBe(0);
+        downAnswers = 200;
+        expect(await replayDeadLetters(ops, 'webhook', jobId)).toBe(0);
+      } finally {
+        process.stdout.write = write;
+      }
+      expect(printed.join('')).toContain(jobId);
+      await waitFor(async () => (forJob(jobId).some((r) => r.answered === 200) ? true : undefined), { timeoutMs: 30_000, what: 'the replayed delivery' });
+      const attempts = forJob(jobId);
+      expect(attempts).toHaveLength(6);
+      expect(new Set(attempts.map((a) => a.headers['readpack-idempotency-key'])).size).toBe(1);
+      expect(verified(attempts[5]!.headers, attempts[5]!.body)).toBe(true);
+    } finally {
+      await dlq.close();
+      await redis.quit();
+    }
+  }, 120_000);
 });

@@ -38,7 +38,7 @@ export async function startApi(config: Config, logger: Logger = createLogger({ l
   redis.on('error', (error: Error) => logger.warn('redis connection error', { error: error.message }));
   const producer = new QueueProducer(redis, config.redis.prefix, { onError: (error) => logger.warn('queue connection error', { error: error.message }) });
   const http = new HttpMetrics();
-  const webhooks = new WebhookEnqueuer(redis, config.redis.prefix, config.webhooks.backoffMs, (error) => logger.warn('webhook queue connection error', { error: error.message }));
+  const webhooks = new WebhookEnqueuer(redis, config.redis.prefix, config.webhooks, (error) => logger.warn('webhook queue connection error', { error: error.message }));
   const ctx: ApiContext = {
     config,
     logger,

@@ -49,7 +49,7 @@ export async function startConsumer(stage: Stage, config: Config, logger: Logger
   const lease = leaseSettings(stage, config.leases);
   const connection = createConsumerConnection({ url: config.redis.url }, `readpack-${stage}:${PROCESS_IDENTITY}`);
   connection.on('error', (error: Error) => logger.warn('redis connection error', { stage, error: error.message }));
-  const webhooks = new WebhookEnqueuer(connection, config.redis.prefix, config.webhooks.backoffMs, (error) => logger.warn('webhook queue connection error', { stage, error: error.message }));
+  const webhooks = new WebhookEnqueuer(connection, config.redis.prefix, config.webhooks, (error) => logger.warn('webhook queue connection error', { stage, error: error.message }));
   const state = new JobStateStore(connection, {
     prefix: config.redis.prefix,
     ttl: { queuedSeconds: config.ttl.queuedSeconds, processingSeconds: config.ttl.processingSeconds, resultSeconds: config.ttl.resultSeconds },

@@ -61,6 +61,7 @@ export interface Config {
     /** Host names and CIDRs allowed although private/loopback/link-local. */
     allow: string[];
     timeoutMs: number;
+    attempts: number;
     backoffMs: number;
     consumers: number;
   };
@@ -149,6 +150,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       defaultUrls: tenantPairs('WEBHOOK_DEFAULT_URLS', e.WEBHOOK_DEFAULT_URLS, (v) => URL.canParse(v) && /^https?:$/.test(new URL(v).protocol) || 'an http(s) URL'),
       allow: (e.WEBHOOK_ALLOW_HOSTS ?? '').split(',').map((h) => h.trim().toLowerCase()).filter(Boolean),
       timeoutMs: e.WEBHOOK_TIMEOUT_MS,
+      attempts: e.WEBHOOK_ATTEMPTS,
       backoffMs: e.WEBHOOK_BACKOFF_MS,
       consumers: e.WEBHOOK_CONSUMERS,
     },

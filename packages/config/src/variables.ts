@@ -78,6 +78,7 @@ export const VARIABLES = [
   { name: 'WEBHOOK_DEFAULT_URLS', schema: z.string().optional(), description: 'Per-tenant default `callbackUrl`, `tenant=url,tenant=url`: used when an upload names none.' },
   { name: 'WEBHOOK_ALLOW_HOSTS', schema: z.string().optional(), description: 'Webhook targets allowed although private, loopback or link-local: comma-separated host names and CIDRs (`127.0.0.1/32`, `10.1.0.0/16`, `hooks.internal`). Everything else that resolves to such an address is refused at upload and at delivery.' },
   { name: 'WEBHOOK_TIMEOUT_MS', schema: int(100, 120_000).default(10_000), description: 'A webhook delivery attempt (connect to last byte of the answer) taking longer fails and is retried.' },
+  { name: 'WEBHOOK_ATTEMPTS', schema: int(1, 50).default(8), description: 'Tries of one webhook delivery before it is dead-lettered (`webhook-dlq`).' },
   { name: 'WEBHOOK_BACKOFF_MS', schema: int(1, 3_600_000).default(5_000), description: 'First retry delay of a failed webhook delivery; doubles per attempt (packages/queues/src/webhook.config.ts).' },
   { name: 'WEBHOOK_CONSUMERS', schema: int(0, 64).default(1), description: '`npm start`: webhook delivery consumer processes.' },
   { name: 'UPLOAD_RATE_PER_MINUTE', schema: int(1, 1_000_000).default(120), description: 'Uploads one tenant may make per minute, across all API processes (429 + Retry-After beyond).' },

@@ -8,8 +8,8 @@ import { bullPrefix } from './catalogue.js';
  * tenant's default). Not a pipeline stage: it never touches the job record, which is final by the
  * time a delivery exists. docs/webhooks.md describes what a receiver gets.
  *
- * - attempts 8, exponential backoff from WEBHOOK_BACKOFF_MS (5 s): 5, 10, 20, 40 s … ≈ 10.6 min
- *   in all, long enough to ride out a receiver's deploy or restart, short enough that an event is
+ * - attempts WEBHOOK_ATTEMPTS (8), exponential backoff from WEBHOOK_BACKOFF_MS (5 s): 5, 10, 20,
+ *   40 s … ≈ 10.6 min in all, long enough to ride out a receiver's deploy or restart, short enough that an event is
  *   not days late. Any answer but 2xx, a timeout, or a refused target spends an attempt.
  * - A delivery that used its attempts is dead-lettered (`webhook-dlq`), where Bull Board's Retry
  *   or `readpack ops dlq replay webhook <jobId>` delivers it again with the same body and
@@ -20,6 +20,7 @@ import { bullPrefix } from './catalogue.js';
  */
 export const WEBHOOK_QUEUE = 'webhook';
 export const WEBHOOK_DLQ = 'webhook-dlq';
+/** Default of WEBHOOK_ATTEMPTS. */
 export const WEBHOOK_ATTEMPTS = 8;
 
 export const webhookPayload = z.object({
@@ -41,9 +42,10 @@ export interface WebhookDeadLetter {
   failedAt: string;
 }
 
-export function webhookJobOptions(backoffMs: number): JobsOptions {
+export function webhookJobOptions(settings: { attempts: number; backoffMs: number }): JobsOptions {
+  const { attempts, backoffMs } = settings;
   return {
-    attempts: WEBHOOK_ATTEMPTS,
+    attempts,
     backoff: { type: 'exponential', delay: backoffMs },
     removeOnComplete: { age: 7 * 86_400, count: 10_000 },
     removeOnFail: { age: 7 * 86_400, count: 10_000 },
@@ -74,7 +76,7 @@ export class WebhookEnqueuer {
   constructor(
     connection: Redis,
     prefix: string,
-    private readonly backoffMs: number,
+    private readonly settings: { attempts: number; backoffMs: number },
     onError: (error: Error) => void,
   ) {
     this.queue = new Queue(WEBHOOK_QUEUE, { connection, prefix: bullPrefix(prefix) });
@@ -87,7 +89,7 @@ export class WebhookEnqueuer {
     const deliveryId = webhookDeliveryId(notice.jobId, notice.series, notice.status);
     const body = JSON.stringify({ id: deliveryId, type: `job.${notice.status}`, createdAt: new Date().toISOString(), data: JSON.parse(notice.view) as unknown });
     const payload: WebhookPayload = { jobId: notice.jobId, tenant: notice.tenant, url: notice.callbackUrl, deliveryId, body };
-    await this.queue.add('deliver', payload, { ...webhookJobOptions(this.backoffMs), jobId: deliveryId });
+    await this.queue.add('deliver', payload, { ...webhookJobOptions(this.settings), jobId: deliveryId });
   }
 
   async close(): Promise<void> {

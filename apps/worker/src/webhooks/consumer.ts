@@ -1,7 +1,7 @@
 import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Config } from '@readpack/config';
 import { PROCESS_IDENTITY, type Logger } from '@readpack/logging';
-import { bullPrefix, WEBHOOK_ATTEMPTS, WEBHOOK_DLQ, WEBHOOK_QUEUE, WEBHOOK_WORKER, WebhookAllowList, webhookJobOptions, webhookPayload, type WebhookDeadLetter, type WebhookPayload } from '@readpack/queues';
+import { bullPrefix, WEBHOOK_DLQ, WEBHOOK_QUEUE, WEBHOOK_WORKER, WebhookAllowList, webhookJobOptions, webhookPayload, type WebhookDeadLetter, type WebhookPayload } from '@readpack/queues';
 import { createConsumerConnection } from '@readpack/redis';
 import { DEAD_LETTER_RETENTION } from '../dead-letters.js';
 import { deliver } from './delivery.js';
@@ -40,7 +40,7 @@ export async function startWebhookConsumer(config: Config, logger: Logger): Prom
         return { status };
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);
-        const final = error instanceof UnrecoverableError || job.attemptsMade + 1 >= (job.opts.attempts ?? WEBHOOK_ATTEMPTS);
+        const final = error instanceof UnrecoverableError || job.attemptsMade + 1 >= (job.opts.attempts ?? config.webhooks.attempts);
         if (!final) {
           log.warn('webhook delivery failed; will retry', { error: message });
           throw error;
@@ -64,7 +64,7 @@ export async function startWebhookConsumer(config: Config, logger: Logger): Prom
     async (job: Job<WebhookDeadLetter>) => {
       if (job.attemptsMade === 0) throw new UnrecoverableError(job.data.error);
       const delivery: WebhookPayload = webhookPayload.parse(job.data.delivery);
-      await deliveries.add('deliver', delivery, { ...webhookJobOptions(config.webhooks.backoffMs), jobId: `${delivery.deliveryId}-replay-${Date.now()}` });
+      await deliveries.add('deliver', delivery, { ...webhookJobOptions(config.webhooks), jobId: `${delivery.deliveryId}-replay-${Date.now()}` });
       logger.info('webhook replayed from the dead-letter queue', { jobId: delivery.jobId, deliveryId: delivery.deliveryId });
     },
     { connection, prefix, concurrency: 1 },
