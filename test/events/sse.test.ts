@@ -86,10 +86,11 @@ describe('GET /api/files/job/:id/events', () => {
     }
   }, 90_000);
 
-  it('keeps an idle stream open with heartbeat comments, and answers a missing job with 404', async () => {
+  it('keeps an idle stream open with heartbeat comments, ends it at shutdown, and answers a missing job with 404', async () => {
     // Uploaded to the API without consumers: the job stays queued.
     const pdf = await twoColumnPdf({ pages: 1 });
     const idle = await startPipeline({ EVENT_HEARTBEAT_MS: '200' }, { consumers: false });
+    let stopped = false;
     try {
       const res = await upload(idle.api.url, [{ name: 'one.pdf', data: pdf.bytes }]);
       const { jobId } = (await res.json()) as { jobId: string };
@@ -98,8 +99,53 @@ describe('GET /api/files/job/:id/events', () => {
       expect(stream.comments.slice(0, 2).map((c) => c.trim())).toEqual(['heartbeat', 'heartbeat']);
       const missing = await fetch(`${idle.api.url}/api/files/job/job_${'A'.repeat(22)}/events`);
       expect(missing.status).toBe(404);
-    } finally {
+      // A stream still open at shutdown is ended by it, rather than holding the server open.
+      const open = readEvents(`${idle.api.url}/api/files/job/${jobId}/events`, {}, { ms: 20_000 });
+      await new Promise((r) => setTimeout(r, 300));
+      const started = Date.now();
+      stopped = true;
       await idle.stop();
+      const ended = await open;
+      expect(ended.events).toHaveLength(1);
+      expect(Date.now() - started).toBeLessThan(5_000);
+    } finally {
+      if (!stopped) await idle.stop();
     }
   }, 30_000);
+
+  it('streams a batch: each member change as `job`, then the batch as `status`; another tenant gets the 404 of a missing id', async () => {
+    const ALPHA = 'alpha-key-0123456789abcdef';
+    const BETA = 'beta-key-0123456789abcdefgh';
+    const keyed = await startPipeline({ API_KEYS: `${ALPHA}:alpha,${BETA}:beta` });
+    try {
+      const form = new FormData();
+      for (const seed of [31, 32]) form.append('files', new Blob([(await twoColumnPdf({ pages: 1, seed })).bytes]), `b${seed}.pdf`);
+      const res = await fetch(`${keyed.api.url}/api/files/batch`, { method: 'POST', body: form, headers: { authorization: `Bearer ${ALPHA}` } });
+      expect(res.status).toBe(202);
+      const { batchId, files } = (await res.json()) as { batchId: string; files: { jobId: string }[] };
+
+      const asBeta = { authorization: `Bearer ${BETA}` };
+      const missingJob = await fetch(`${keyed.api.url}/api/files/job/job_${'A'.repeat(22)}/events`, { headers: asBeta });
+      const othersJob = await fetch(`${keyed.api.url}/api/files/job/${files[0]!.jobId}/events`, { headers: asBeta });
+      expect(othersJob.status).toBe(404);
+      expect(await othersJob.json()).toEqual(await missingJob.json());
+      expect((await fetch(`${keyed.api.url}/api/files/batch/${batchId}/events`, { headers: asBeta })).status).toBe(404);
+      expect((await fetch(`${keyed.api.url}/api/files/job/${files[0]!.jobId}/events`)).status).toBe(401);
+
+      const stream = await readEvents(`${keyed.api.url}/api/files/batch/${batchId}/events`, { authorization: `Bearer ${ALPHA}` });
+      expect(stream.status).toBe(200);
+      const last = stream.events.at(-1)!;
+      expect(last.event).toBe('status');
+      expect(JSON.parse(last.data)).toMatchObject({ batchId, status: 'done', completed: 2, total: 2 });
+      const members = stream.events.slice(0, -1);
+      expect(members.every((e) => e.event === 'job')).toBe(true);
+      for (const { jobId } of files) {
+        const statuses = members.map((e) => JSON.parse(e.data) as { jobId: string; status: string }).filter((v) => v.jobId === jobId).map((v) => v.status);
+        expect(statuses[0]).toBe('queued');
+        expect(statuses.at(-1)).toBe('done');
+      }
+    } finally {
+      await keyed.stop();
+    }
+  }, 90_000);
 });

@@ -83,7 +83,10 @@ export async function startApi(config: Config, logger: Logger = createLogger({ l
     server,
     url,
     async close() {
-      await new Promise<void>((r) => server.close(() => r()));
+      const closed = new Promise<void>((r) => server.close(() => r()));
+      // Event streams would hold server.close() open for as long as their jobs run.
+      ctx.events.closeAll();
+      await closed;
       server.closeAllConnections();
       await Promise.all([ctx.producer.close(), webhooks.close()]);
       redis.disconnect();

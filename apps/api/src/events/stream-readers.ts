@@ -19,6 +19,8 @@ export interface StreamEntry {
  */
 export class StreamReaders {
   private open = 0;
+  /** The open readers' connections, so that a shutdown can end their streams (see closeAll). */
+  private readonly readers = new Set<StreamReader>();
 
   constructor(
     private readonly url: string,
@@ -34,9 +36,21 @@ export class StreamReaders {
     if (this.open >= this.max) return undefined;
     this.open += 1;
     const connection = createConsumerConnection({ url: this.url }, 'readpack-api:events');
-    return new StreamReader(connection, () => {
+    const reader = new StreamReader(connection, () => {
       this.open -= 1;
+      this.readers.delete(reader);
     });
+    this.readers.add(reader);
+    return reader;
+  }
+
+  /**
+   * Ends every open stream (its pending read fails, the route ends the response). Called on
+   * shutdown: an event stream never ends by itself, and server.close() waits for every open
+   * response. Clients reconnect, with Last-Event-ID, to another process.
+   */
+  closeAll(): void {
+    for (const reader of [...this.readers]) reader.close();
   }
 }
 

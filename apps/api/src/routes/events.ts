@@ -94,9 +94,10 @@ async function follow(ctx: ApiContext, req: Request, res: Response, stream: Foll
   try {
     await pump(reader, stream, STREAM_ID.test(resumeFrom) ? resumeFrom : '0', () => gone);
   } catch (error) {
-    // A read that failed because the client left is expected; anything else is worth a line,
-    // and the client reconnects with Last-Event-ID.
-    if (!gone) ctx.logger.warn('event stream read failed', { key: stream.key, error: error instanceof Error ? error.message : String(error) });
+    // A read that failed because the client left, or because this process is shutting down
+    // (StreamReaders.closeAll), is expected; anything else is worth a line. Either way the client
+    // reconnects with Last-Event-ID.
+    if (!gone && !reader.isClosed) ctx.logger.warn('event stream read failed', { key: stream.key, error: error instanceof Error ? error.message : String(error) });
   } finally {
     stop();
     res.end();
