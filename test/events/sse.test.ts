@@ -73,7 +73,13 @@ describe('GET /api/files/job/:id/events', () => {
     expect(views.some((v) => v.status === 'processing')).toBe(true);
     // Every change the scripts recorded, and in their order: the events are the stream, one for one.
     const redis = connectTestRedis();
-    const recorded = await redis.xrange(`${writer.config.redis.prefix}:job:${jobId}:events`, '-', '+');
+    const prefix = writer.config.redis.prefix;
+    const recorded = await redis.xrange(`${prefix}:job-events:${jobId}`, '-', '+');
+    // The stream expires with its record, and `<prefix>:job:*` still names records only (the janitor scans it).
+    const [streamTtl, recordTtl] = [await redis.pttl(`${prefix}:job-events:${jobId}`), await redis.pttl(`${prefix}:job:${jobId}`)];
+    expect(streamTtl).toBeGreaterThan(0);
+    expect(Math.abs(streamTtl - recordTtl)).toBeLessThan(5_000);
+    for (const key of await redis.keys(`${prefix}:job:*`)) expect(await redis.type(key)).toBe('hash');
     await redis.quit();
     expect(stream.events.map((e) => [e.id, e.data])).toEqual(recorded.map(([id, fields]) => [id, fields[1]]));
     const done = views.map((v) => v.progress.done);

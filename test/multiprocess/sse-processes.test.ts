@@ -109,7 +109,7 @@ describe('SSE across API processes', () => {
     await Promise.all([whole.ended, resumed.ended]);
 
     const redis = connectTestRedis();
-    const recorded = await redis.xrange(`${prefix}:job:${jobId}:events`, '-', '+');
+    const recorded = await redis.xrange(`${prefix}:job-events:${jobId}`, '-', '+');
     await redis.quit();
     const expected = recorded.map(([id, fields]) => [id, fields[1]]);
     // Every change, in order, once, ending with the terminal one.

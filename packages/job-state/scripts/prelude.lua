@@ -21,7 +21,8 @@
   key inside the script, so the scripts stay valid on a Redis Cluster.
 
   Event streams. Every change of the public status document is also appended to the record's
-  stream (`<job key>:events`) and, for a batch member, to the batch's (`<batch key>:events`). The
+  stream (`<prefix>:job-events:<id>`) and, for a batch member, to the batch's
+  (`<prefix>:batch-events:<id>`; not under `:job:`, whose pattern must match records only). The
   stream ids are the Server-Sent Events ids of GET /api/files/job/:id/events: any API process
   reads any change from Redis (no process has to have seen it), and a client that reconnects
   with Last-Event-ID resumes with XRANGE after that id. A stream lives as long as its record.

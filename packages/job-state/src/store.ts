@@ -109,14 +109,17 @@ export class JobStateStore {
     return `${this.options.prefix}:batch:${batchId}`;
   }
 
-  /** The job's event stream (scripts/prelude.lua, Event streams): one entry per status document. */
+  /**
+   * The job's event stream (scripts/prelude.lua, Event streams): one entry per status document.
+   * Not under `:job:` — `<prefix>:job:*` must match records only (scanJobIds, the janitor).
+   */
   jobEventsKey(jobId: string): string {
-    return `${this.jobKey(jobId)}:events`;
+    return `${this.options.prefix}:job-events:${jobId}`;
   }
 
   /** The batch's event stream: every member's status documents, in the order they changed. */
   batchEventsKey(batchId: string): string {
-    return `${this.batchKey(batchId)}:events`;
+    return `${this.options.prefix}:batch-events:${batchId}`;
   }
 
   dedupKey(identity: string): string {
