@@ -85,8 +85,9 @@ describe('GET /api/files/job/:id/events', () => {
     const done = views.map((v) => v.progress.done);
     expect(done).toEqual([...done].sort((a, b) => a - b));
 
-    // Reconnect after each event in turn: exactly the rest follows, nothing missed or repeated.
-    for (let k = 0; k < stream.events.length - 1; k += 1) {
+    // Reconnect after each event in turn: exactly the rest follows, nothing missed or repeated;
+    // after the terminal one, nothing does, and the stream ends at once.
+    for (let k = 0; k < stream.events.length; k += 1) {
       const resumed = await readEvents(`${reader.api.url}/api/files/job/${jobId}/events`, { 'Last-Event-ID': stream.events[k]!.id! });
       expect(resumed.events.map((e) => e.id)).toEqual(stream.events.slice(k + 1).map((e) => e.id));
     }
@@ -143,6 +144,9 @@ describe('GET /api/files/job/:id/events', () => {
       const last = stream.events.at(-1)!;
       expect(last.event).toBe('status');
       expect(JSON.parse(last.data)).toMatchObject({ batchId, status: 'done', completed: 2, total: 2 });
+      // Resuming after the last member change: only the batch's document, then the end.
+      const resumed = await readEvents(`${keyed.api.url}/api/files/batch/${batchId}/events`, { authorization: `Bearer ${ALPHA}`, 'Last-Event-ID': last.id! }, { ms: 10_000 });
+      expect(resumed.events.map((e) => e.event)).toEqual(['status']);
       const members = stream.events.slice(0, -1);
       expect(members.every((e) => e.event === 'job')).toBe(true);
       for (const { jobId } of files) {

@@ -78,10 +78,6 @@ export class StreamReader {
     return reply === null ? [] : reply.flatMap(([, entries]) => toEntries(entries));
   }
 
-  async exists(key: string): Promise<boolean> {
-    return (await this.redis.exists(key)) === 1;
-  }
-
   get isClosed(): boolean {
     return this.closed;
   }

@@ -27,7 +27,12 @@ const TERMINAL_BATCH = new Set(['done', 'failed', 'partial']);
 interface Follow {
   key: string;
   /** Writes one entry; answers true when it was the last the client needs (the stream ends). */
-  emit(entry: StreamEntry): Promise<boolean>;
+  emit(entry: StreamEntry, res: Response): Promise<boolean>;
+  /**
+   * Asked when a read brought nothing new: true ends the stream. A client resuming after the
+   * terminal event, or a record that expired without ending, would otherwise wait forever.
+   */
+  over(lastId: string, res: Response): Promise<boolean>;
 }
 
 export function eventsRouter(ctx: ApiContext): Router {
@@ -37,11 +42,23 @@ export function eventsRouter(ctx: ApiContext): Router {
     const jobId = String(req.params.jobId);
     const view = isWellFormedId('job', jobId) ? await ctx.state.getJobView(jobId) : null;
     if (!view || view.tenant !== tenantOf(req)) throw notFound('job_not_found', 'Job not found or expired.');
+    let sentCurrent = false;
     await follow(ctx, req, res, {
       key: ctx.state.jobEventsKey(jobId),
-      emit: async (entry) => {
-        writeEvent(res, entry.id, 'status', entry.view);
+      emit: async (entry, out) => {
+        writeEvent(out, entry.id, 'status', entry.view);
         return TERMINAL_JOB.has(statusOf(entry.view));
+      },
+      over: async (lastId, out) => {
+        const now = await ctx.state.getJobView(jobId);
+        if (!now) return true;
+        // A record with an empty stream (written before streams existed): its current document,
+        // without an id (there is nothing to resume after), so the client starts from something.
+        if (lastId === '0' && !sentCurrent) {
+          sentCurrent = true;
+          writeEvent(out, undefined, 'status', now.json);
+        }
+        return TERMINAL_JOB.has(statusOf(now.json));
       },
     });
   });
@@ -50,19 +67,24 @@ export function eventsRouter(ctx: ApiContext): Router {
     const batchId = String(req.params.batchId);
     const batch = isWellFormedId('batch', batchId) ? await ctx.state.getBatch(batchId) : null;
     if (!batch || batch.tenant !== tenantOf(req)) throw notFound('batch_not_found', 'No such batch, or it has expired.');
+    /** Once every member has ended, the batch's own document closes the stream (with the last id seen). */
+    const batchSettled = async (lastId: string, out: Response): Promise<boolean> => {
+      const now = await ctx.state.getBatch(batchId);
+      if (!now) return true;
+      if (!TERMINAL_BATCH.has(now.status)) return false;
+      const { tenant: _tenant, ...aggregate } = now;
+      writeEvent(out, lastId, 'status', JSON.stringify(aggregate));
+      return true;
+    };
     await follow(ctx, req, res, {
       key: ctx.state.batchEventsKey(batchId),
       // Each member change is a `job` event (the member's status document); once a member
       // change leaves every member settled, the batch's own document follows as `status`.
-      emit: async (entry) => {
-        writeEvent(res, entry.id, 'job', entry.view);
-        if (!TERMINAL_JOB.has(statusOf(entry.view))) return false;
-        const now = await ctx.state.getBatch(batchId);
-        if (!now || !TERMINAL_BATCH.has(now.status)) return false;
-        const { tenant: _tenant, ...aggregate } = now;
-        writeEvent(res, entry.id, 'status', JSON.stringify(aggregate));
-        return true;
+      emit: async (entry, out) => {
+        writeEvent(out, entry.id, 'job', entry.view);
+        return TERMINAL_JOB.has(statusOf(entry.view)) && (await batchSettled(entry.id, out));
       },
+      over: (lastId, out) => batchSettled(lastId, out),
     });
   });
 
@@ -92,7 +114,7 @@ async function follow(ctx: ApiContext, req: Request, res: Response, stream: Foll
   // A reconnecting EventSource sends the last id it saw; the stream resumes right after it.
   const resumeFrom = req.get('Last-Event-ID')?.trim() ?? '';
   try {
-    await pump(reader, stream, STREAM_ID.test(resumeFrom) ? resumeFrom : '0', () => gone);
+    await pump(reader, stream, res, STREAM_ID.test(resumeFrom) ? resumeFrom : '0', () => gone);
   } catch (error) {
     // A read that failed because the client left, or because this process is shutting down
     // (StreamReaders.closeAll), is expected; anything else is worth a line. Either way the client
@@ -104,25 +126,25 @@ async function follow(ctx: ApiContext, req: Request, res: Response, stream: Foll
   }
 }
 
-async function pump(reader: StreamReader, stream: Follow, from: string, gone: () => boolean): Promise<void> {
+async function pump(reader: StreamReader, stream: Follow, res: Response, from: string, gone: () => boolean): Promise<void> {
   let last = from;
   // What is already in the stream first (the whole history on a first connection), then waits.
   let entries = await reader.range(stream.key, last, 1_000);
   for (;;) {
     for (const entry of entries) {
       last = entry.id;
-      if (await stream.emit(entry)) return;
+      if (await stream.emit(entry, res)) return;
     }
     if (gone()) return;
+    // Nothing new (on connecting, or for a whole block): already over, or expired?
+    if (entries.length === 0 && (await stream.over(last, res))) return;
     entries = await reader.next(stream.key, last, BLOCK_MS);
-    // The record expired without ending (a queued job nobody took): so did its stream.
-    if (entries.length === 0 && !gone() && !(await reader.exists(stream.key))) return;
   }
 }
 
-function writeEvent(res: Response, id: string, event: string, data: string): void {
+function writeEvent(res: Response, id: string | undefined, event: string, data: string): void {
   // The documents are single-line JSON: one `data:` line each.
-  res.write(`id: ${id}\nevent: ${event}\ndata: ${data}\n\n`);
+  res.write(`${id === undefined ? '' : `id: ${id}\n`}event: ${event}\ndata: ${data}\n\n`);
 }
 
 function statusOf(view: string): string {
