@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { twoColumnPdf, connectTestRedis } from '@readpack/testing';
+import { ReadpackClient, type JobStatus } from '../../apps/cli/src/parse/client.js';
+import { followJob } from '../../apps/cli/src/parse/progress-source.js';
 import { startPipeline, upload, type Pipeline } from '../harness.js';
 import { checkResponsesAgainstOpenApi } from '../support/openapi.js';
 
@@ -92,6 +94,28 @@ describe('GET /api/files/job/:id/events', () => {
       expect(resumed.events.map((e) => e.id)).toEqual(stream.events.slice(k + 1).map((e) => e.id));
     }
   }, 90_000);
+
+  it('is what the CLI follows: every status document, from the stream, to the terminal one', async () => {
+    const res = await upload(writer.api.url, [{ name: 'cli.pdf', data: (await twoColumnPdf({ pages: 2, seed: 41 })).bytes }]);
+    const { jobId } = (await res.json()) as { jobId: string };
+    const seen: JobStatus[] = [];
+    const requests: string[] = [];
+    const realFetch = globalThis.fetch;
+    globalThis.fetch = ((input: string | URL | Request, init?: RequestInit) => {
+      requests.push(String(input));
+      return realFetch(input, init);
+    }) as typeof fetch;
+    let final: JobStatus;
+    try {
+      final = await followJob(new ReadpackClient({ server: reader.api.url }), jobId, (status) => seen.push(status));
+    } finally {
+      globalThis.fetch = realFetch;
+    }
+    expect(final.status).toBe('done');
+    expect(seen[0]!.status).toBe('queued');
+    // Streamed, not polled: one request, to /events.
+    expect(requests).toEqual([`${reader.api.url}/api/files/job/${jobId}/events`]);
+  }, 60_000);
 
   it('keeps an idle stream open with heartbeat comments, ends it at shutdown, and answers a missing job with 404', async () => {
     // Uploaded to the API without consumers: the job stays queued.
