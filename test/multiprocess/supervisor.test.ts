@@ -30,6 +30,8 @@ interface Tree {
   apiPrimary: ProcessInfo[];
   apiWorkers: ProcessInfo[];
   consumers: Record<Stage, ProcessInfo[]>;
+  /** Webhook delivery (its own queue, not a stage). */
+  webhook: ProcessInfo[];
 }
 
 /** The supervisor's descendants by role, read from their command lines. */
@@ -43,16 +45,17 @@ function tree(): Tree {
     apiPrimary: all.filter(runs('apps/api/dist/cluster.js')),
     apiWorkers: all.filter(runs('apps/api/dist/main.js')),
     consumers: Object.fromEntries(STAGES.map((stage) => [stage, all.filter(consumer(stage))])) as Record<Stage, ProcessInfo[]>,
+    webhook: all.filter(consumer('webhook')),
   };
 }
 
 function roleCounts(t: Tree): Record<string, number> {
   const consumers = Object.fromEntries(STAGES.map((stage) => [stage, t.consumers[stage].length]));
-  return { redis: t.redis.length, apiPrimary: t.apiPrimary.length, apiWorkers: t.apiWorkers.length, ...consumers };
+  return { redis: t.redis.length, apiPrimary: t.apiPrimary.length, apiWorkers: t.apiWorkers.length, ...consumers, webhook: t.webhook.length };
 }
 
-/** One private Redis, the cluster primary with API_INSTANCES=2 workers, one consumer per stage. */
-const EXPECTED: Record<string, number> = { redis: 1, apiPrimary: 1, apiWorkers: 2, ...Object.fromEntries(STAGES.map((stage) => [stage, 1])) };
+/** One private Redis, the cluster primary with API_INSTANCES=2 workers, one consumer per stage, one webhook consumer. */
+const EXPECTED: Record<string, number> = { redis: 1, apiPrimary: 1, apiWorkers: 2, ...Object.fromEntries(STAGES.map((stage) => [stage, 1])), webhook: 1 };
 
 /** What this test started and still runs: by its prefix in the environment, or (redis-server, which overwrites its environment) by its directory. */
 function leftovers(): number[] {

@@ -134,8 +134,11 @@ describe('web app', () => {
 
   it('uploads a batch of three by the file picker, once on a double-click; the bars reach 100 % and the failure says why', async () => {
     const batchPosts: string[] = [];
+    const statusReads: string[] = [];
     page.on('request', (request) => {
-      if (request.method() === 'POST' && new URL(request.url()).pathname === '/api/files/batch') batchPosts.push(request.url());
+      const path = new URL(request.url()).pathname;
+      if (request.method() === 'POST' && path === '/api/files/batch') batchPosts.push(request.url());
+      if (request.method() === 'GET' && path.startsWith('/api/files/job/')) statusReads.push(path);
     });
 
     const response = await page.goto(`${pipeline.api.url}/`);
@@ -158,6 +161,9 @@ describe('web app', () => {
     await page.locator('.job[data-status="done"], .job[data-status="failed"]').nth(2).waitFor({ timeout: 90_000 });
     expect(batchPosts).toHaveLength(1);
     expect(await jobCount(pipeline.config.redis.prefix)).toBe(3);
+    // Without an API key the page follows each job's event stream instead of polling it.
+    expect(statusReads.filter((p) => p.endsWith('/events'))).toHaveLength(3);
+    expect(statusReads.filter((p) => !p.endsWith('/events'))).toEqual([]);
     for (const name of ['word_sample.docx', 'pdflatex-image.pdf']) {
       expect(await row(name).locator('.job-state').textContent()).toContain('100 %');
       expect(await row(name).getByRole('progressbar').getAttribute('value')).toBe('100');

@@ -10,6 +10,7 @@ import { adminSecurityHeaders, apiSecurityHeaders, corsPolicy } from './http/sec
 import { servedBy } from './http/served-by.js';
 import { filesRouter, isUploadRequest } from './routes/files.js';
 import { docsRouter } from './routes/docs.js';
+import { eventsRouter } from './routes/events.js';
 import { healthRouter } from './routes/health.js';
 import { packagesRouter } from './routes/packages.js';
 import { JOB_STATUS_PATH, jobStatus, statusRouter } from './routes/status.js';
@@ -52,6 +53,7 @@ export function createApp(ctx: ApiContext): Express {
   app.use(docsRouter());
   app.use('/api', ...auth);
   app.use(statusRouter(ctx));
+  app.use(eventsRouter(ctx));
   app.use(filesRouter(ctx));
   app.use(packagesRouter(ctx));
   app.use((req, _res, next) => next(new ApiError(404, 'route_not_found', `No route for ${req.method} ${req.path}.`)));

@@ -2,11 +2,12 @@ import type { Config } from '@readpack/config';
 import type { JobStateStore } from '@readpack/job-state';
 import type { Logger } from '@readpack/logging';
 import type { Storage } from '@readpack/package-store';
-import type { QueueProducer } from '@readpack/queues';
+import type { QueueProducer, WebhookAllowList } from '@readpack/queues';
 import type { SecretBox } from '@readpack/secrets';
 import type { Redis } from 'ioredis';
 import type { AdminCredentials } from './admin/admin-role.js';
 import type { ApiKeyRing } from './auth/api-keys.js';
+import type { StreamReaders } from './events/stream-readers.js';
 import type { TenantAdmission } from './limits/active-jobs.js';
 import type { UploadRateLimiter } from './limits/upload-rate.js';
 import type { FleetMetrics } from './metrics/fleet-metrics.js';
@@ -19,6 +20,8 @@ export interface ApiContext {
   redis: Redis;
   state: JobStateStore;
   producer: QueueProducer;
+  /** WEBHOOK_ALLOW_HOSTS: private targets a callbackUrl may name nonetheless. */
+  webhookTargets: WebhookAllowList;
   storage: Storage;
   /** Tenant API keys (empty: single-tenant dev mode). */
   keys: ApiKeyRing;
@@ -26,6 +29,8 @@ export interface ApiContext {
   /** Seals secrets for job payloads and hashes them for identities (key in DATA_DIR). */
   secrets: SecretBox;
   uploadRate: UploadRateLimiter;
+  /** Redis connections of the open Server-Sent Events streams (bounded per process). */
+  events: StreamReaders;
   admission: TenantAdmission;
   /** Prometheus metrics: this process's HTTP registry, the cluster's sum of it, the fleet read from Redis. */
   metrics: { http: HttpMetrics; httpText: () => Promise<string>; fleet: FleetMetrics };

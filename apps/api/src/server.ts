@@ -4,8 +4,9 @@ import type { Config } from '@readpack/config';
 import { JobStateStore } from '@readpack/job-state';
 import { createLogger, PROCESS_IDENTITY, type Logger } from '@readpack/logging';
 import { openStorage } from '@readpack/package-store';
-import { QueueProducer } from '@readpack/queues';
+import { QueueProducer, WebhookAllowList, WebhookEnqueuer } from '@readpack/queues';
 import { createProducerConnection } from '@readpack/redis';
+import { StreamReaders } from './events/stream-readers.js';
 import { openSecretBox } from '@readpack/secrets';
 import { AdminCredentials } from './admin/admin-role.js';
 import { createApp } from './app.js';
@@ -37,6 +38,7 @@ export async function startApi(config: Config, logger: Logger = createLogger({ l
   redis.on('error', (error: Error) => logger.warn('redis connection error', { error: error.message }));
   const producer = new QueueProducer(redis, config.redis.prefix, { onError: (error) => logger.warn('queue connection error', { error: error.message }) });
   const http = new HttpMetrics();
+  const webhooks = new WebhookEnqueuer(redis, config.redis.prefix, config.webhooks, (error) => logger.warn('webhook queue connection error', { error: error.message }));
   const ctx: ApiContext = {
     config,
     logger,
@@ -46,12 +48,16 @@ export async function startApi(config: Config, logger: Logger = createLogger({ l
       ttl: { queuedSeconds: config.ttl.queuedSeconds, processingSeconds: config.ttl.processingSeconds, resultSeconds: config.ttl.resultSeconds },
       leaseMs: 0, // the API never holds a job; only consumers take leases
       actor: PROCESS_IDENTITY,
+      // The API ends a job only when its enqueue failed (enqueue_failed): that end is notified too.
+      onTerminal: (notice) => webhooks.notify(notice),
     }),
+    webhookTargets: new WebhookAllowList(config.webhooks.allow),
     producer,
     storage: await openStorage(resolve(config.dataDir), config.storage.s3),
     keys,
     admin,
     secrets: await openSecretBox(resolve(config.dataDir)),
+    events: new StreamReaders(config.redis.url, config.events.maxStreamsPerProcess),
     uploadRate: new UploadRateLimiter(redis, config.redis.prefix, config.tenancy.uploadRatePerMinute),
     admission: new TenantAdmission(redis, {
       prefix: config.redis.prefix,
@@ -77,9 +83,12 @@ export async function startApi(config: Config, logger: Logger = createLogger({ l
     server,
     url,
     async close() {
-      await new Promise<void>((r) => server.close(() => r()));
+      const closed = new Promise<void>((r) => server.close(() => r()));
+      // Event streams would hold server.close() open for as long as their jobs run.
+      ctx.events.closeAll();
+      await closed;
       server.closeAllConnections();
-      await ctx.producer.close();
+      await Promise.all([ctx.producer.close(), webhooks.close()]);
       redis.disconnect();
     },
   };

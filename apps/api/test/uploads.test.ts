@@ -115,7 +115,7 @@ describe('admin', () => {
     expect(res.status).toBe(200);
     const body = (await res.json()) as { queues: { name: string }[] };
     expect(body.queues.map((q) => q.name).sort()).toEqual(
-      ['assemble', 'assemble-dlq', 'convert', 'convert-dlq', 'extract', 'extract-dlq', 'maintenance', 'mineru', 'mineru-dlq', 'ocr', 'ocr-dlq', 'render', 'render-dlq'],
+      ['assemble', 'assemble-dlq', 'convert', 'convert-dlq', 'extract', 'extract-dlq', 'maintenance', 'mineru', 'mineru-dlq', 'ocr', 'ocr-dlq', 'render', 'render-dlq', 'webhook', 'webhook-dlq'],
     );
   });
 });

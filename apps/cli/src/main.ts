@@ -29,7 +29,7 @@ const ops = program.command('ops').description('operate a deployment (REDIS_URL,
 const dlq = ops.command('dlq').description('dead-letter queues');
 dlq
   .command('list')
-  .argument('[stage]', 'one stage (default: all)')
+  .argument('[stage]', 'one stage, or webhook (default: all)')
   .description('parked dead letters')
   .action(async (stage?: string) => {
     const [{ withOps }, { listDeadLetters, stagesFrom }] = await Promise.all([import('./ops/connection.js'), import('./ops/dlq.js')]);
@@ -37,7 +37,7 @@ dlq
   });
 dlq
   .command('replay')
-  .argument('<stage>', 'the stage whose DLQ holds the entry')
+  .argument('<stage>', 'the stage whose DLQ holds the entry, or webhook')
   .argument('<target>', 'a job id, or --all')
   .description('replay parked entries (as Bull Board\'s Retry does)')
   .allowUnknownOption()

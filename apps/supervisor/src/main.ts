@@ -206,10 +206,14 @@ async function main(): Promise<void> {
       });
     }
   }
+  // Webhook delivery consumes its own queue (not a pipeline stage): argument only, no READPACK_STAGE.
+  for (let i = 1; i <= config.webhooks.consumers; i += 1) {
+    supervisor.start({ name: `webhook-${i}`, command: process.execPath, args: [WORKER_MAIN, 'webhook'], ipc: true, finalExitCodes: [EXIT_CONFIG_ERROR], env });
+  }
   logger.info('supervising', {
     redis: config.redis.explicit ? 'external' : 'private',
     apiInstances: config.http.apiInstances,
-    consumers,
+    consumers: { ...consumers, webhook: config.webhooks.consumers },
   });
 }
 

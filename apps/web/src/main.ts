@@ -26,7 +26,7 @@ async function start(): Promise<void> {
     replaceChildren(main, h('h1', {}, 'Readpack is not reachable'), h('p', { role: 'alert' }, `The page could not load its settings: ${message} Reload to try again.`));
     return;
   }
-  const board = new JobBoard(createProgressSource(client));
+  const board = new JobBoard(createProgressSource(client, readApiKey));
   let leave: () => void = () => undefined;
   const route = () => {
     leave();

@@ -1,6 +1,7 @@
 import { ConfigError, EXIT_CONFIG_ERROR, loadConfig, STAGES, type Stage } from '@readpack/config';
 import { createLogger } from '@readpack/logging';
 import { startConsumer } from './runner.js';
+import { startWebhookConsumer } from './webhooks/consumer.js';
 import { assertAllStagesHandled } from './stages/index.js';
 
 /**
@@ -9,13 +10,14 @@ import { assertAllStagesHandled } from './stages/index.js';
  */
 async function main(): Promise<void> {
   const config = loadConfig();
-  const stage = (process.argv[2] ?? config.stage) as Stage | undefined;
-  if (!stage || !(STAGES as readonly string[]).includes(stage)) {
-    throw new ConfigError([{ variable: 'READPACK_STAGE', message: `give one of ${STAGES.join(', ')} (argument or READPACK_STAGE)` }]);
+  const stage = (process.argv[2] ?? config.stage) as Stage | 'webhook' | undefined;
+  if (!stage || !([...STAGES, 'webhook'] as readonly string[]).includes(stage)) {
+    throw new ConfigError([{ variable: 'READPACK_STAGE', message: `give one of ${STAGES.join(', ')}, webhook (argument or READPACK_STAGE)` }]);
   }
   assertAllStagesHandled();
   const logger = createLogger({ level: config.logLevel, component: `worker-${stage}`, format: config.logFormat });
-  const consumer = await startConsumer(stage, config, logger);
+  // Webhook delivery is a consumer of its own queue, not a pipeline stage: it never touches a job record.
+  const consumer = stage === 'webhook' ? await startWebhookConsumer(config, logger) : await startConsumer(stage, config, logger);
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;

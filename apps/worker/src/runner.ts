@@ -5,7 +5,7 @@ import type { Config, Stage } from '@readpack/config';
 import { deadLettered, JOB_ERRORS, JobStateStore, LeaseLostError, type JobErrorCode, type JobRef, type Lease } from '@readpack/job-state';
 import { jobLogger, PROCESS_IDENTITY, type Logger } from '@readpack/logging';
 import { openStorage } from '@readpack/package-store';
-import { bullPrefix, bullWorkerLeaseOptions, CONVERTER_REFRESH_MS, jobOptionOverrides, leaseSettings, publishConverter, QueueProducer, QUEUES, readConverter, type LeaseSettings, type PayloadOf } from '@readpack/queues';
+import { bullPrefix, bullWorkerLeaseOptions, CONVERTER_REFRESH_MS, jobOptionOverrides, leaseSettings, publishConverter, QueueProducer, QUEUES, readConverter, WebhookEnqueuer, type LeaseSettings, type PayloadOf } from '@readpack/queues';
 import { createConsumerConnection } from '@readpack/redis';
 import type { Redis } from 'ioredis';
 import type { LibreOffice } from './libreoffice.js';
@@ -51,12 +51,15 @@ export async function startConsumer(stage: Stage, config: Config, logger: Logger
   const lease = leaseSettings(stage, config.leases);
   const connection = createConsumerConnection({ url: config.redis.url }, `readpack-${stage}:${PROCESS_IDENTITY}`);
   connection.on('error', (error: Error) => logger.warn('redis connection error', { stage, error: error.message }));
+  const webhooks = new WebhookEnqueuer(connection, config.redis.prefix, config.webhooks, (error) => logger.warn('webhook queue connection error', { stage, error: error.message }));
   const state = new JobStateStore(connection, {
     prefix: config.redis.prefix,
     ttl: { queuedSeconds: config.ttl.queuedSeconds, processingSeconds: config.ttl.processingSeconds, resultSeconds: config.ttl.resultSeconds },
     // The record's lease is the BullMQ lock: both lapse together when this process dies.
     leaseMs: lease.lockDuration,
     actor: PROCESS_IDENTITY,
+    // Every end this consumer (or its sweeper) writes enqueues the job's webhook, if it has one.
+    onTerminal: (notice) => webhooks.notify(notice),
   });
   const storage = await openStorage(resolve(config.dataDir), config.storage.s3);
   const producer = new QueueProducer(connection, config.redis.prefix, {
@@ -123,7 +126,7 @@ export async function startConsumer(stage: Stage, config: Config, logger: Logger
       await metrics.close();
       await Promise.all([deadLetterWorker.close(), maintenance.close()]);
       await closeServices(needed);
-      await Promise.all([producer.close(), ctx.deadLetters.close()]);
+      await Promise.all([producer.close(), ctx.deadLetters.close(), webhooks.close()]);
       connection.disconnect();
     },
   };
@@ -170,7 +173,13 @@ async function runJob(ctx: RunnerContext, job: Job, token: string | undefined): 
     // calls for that). Keep the job failed in BullMQ too rather than completing it.
     const error = (await state.getJob(ref.jobId))?.error;
     logger.info('job already failed', { code: error?.code });
+    await state.notifyTerminal(ref.jobId);
     throw new UnrecoverableError(error?.message ?? 'failed earlier');
+  }
+  if (!started.applied && started.status === 'done') {
+    // Ended by an earlier delivery of a step, whose process may have died before it enqueued the
+    // webhook: enqueue it again (one delivery id per end, so a repeat adds nothing).
+    await state.notifyTerminal(ref.jobId);
   }
   if (!started.applied) {
     logger.info('job skipped', { status: started.status });

@@ -54,6 +54,21 @@ export interface Config {
     retryDelayMs: number;
     pollIntervalMs: number;
   };
+  /** Webhooks on terminal states (docs/webhooks.md). */
+  webhooks: {
+    /** tenant → signing secret. */
+    secrets: Record<string, string>;
+    /** tenant → callback URL used when an upload names none. */
+    defaultUrls: Record<string, string>;
+    /** Host names and CIDRs allowed although private/loopback/link-local. */
+    allow: string[];
+    timeoutMs: number;
+    attempts: number;
+    backoffMs: number;
+    consumers: number;
+  };
+  /** Server-Sent Events (GET …/events). */
+  events: { maxStreamsPerProcess: number; heartbeatMs: number };
   tenancy: {
     apiKeys: string | undefined;
     apiKeysFile: string | undefined;
@@ -163,6 +178,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       retryDelayMs: e.MINERU_RETRY_DELAY_MS,
       pollIntervalMs: e.MINERU_POLL_INTERVAL_MS,
     },
+    webhooks: {
+      secrets: tenantPairs('WEBHOOK_SECRETS', e.WEBHOOK_SECRETS, (v) => v.length >= 16 || 'a secret of at least 16 characters'),
+      defaultUrls: tenantPairs('WEBHOOK_DEFAULT_URLS', e.WEBHOOK_DEFAULT_URLS, (v) => URL.canParse(v) && /^https?:$/.test(new URL(v).protocol) || 'an http(s) URL'),
+      allow: (e.WEBHOOK_ALLOW_HOSTS ?? '').split(',').map((h) => h.trim().toLowerCase()).filter(Boolean),
+      timeoutMs: e.WEBHOOK_TIMEOUT_MS,
+      attempts: e.WEBHOOK_ATTEMPTS,
+      backoffMs: e.WEBHOOK_BACKOFF_MS,
+      consumers: e.WEBHOOK_CONSUMERS,
+    },
+    events: { maxStreamsPerProcess: e.EVENT_STREAMS_PER_PROCESS, heartbeatMs: e.EVENT_HEARTBEAT_MS },
     tenancy: {
       apiKeys: e.API_KEYS,
       apiKeysFile: e.API_KEYS_FILE,
@@ -198,4 +223,24 @@ function busyFault(spec: string | undefined): Config['faults']['busy'] {
   if (spec === undefined) return undefined;
   const [stage = '', ms = '0', ...rest] = spec.split(':');
   return { stage, ms: Number(ms), filename: rest.join(':') };
+}
+
+/**
+ * `tenant=value,tenant=value` (WEBHOOK_SECRETS, WEBHOOK_DEFAULT_URLS). Split at the first `=`, so
+ * a value may contain `=` (a URL's query); `check` answers true or what the value should be.
+ */
+function tenantPairs(variable: string, spec: string | undefined, check: (value: string) => true | string): Record<string, string> {
+  const pairs: Record<string, string> = {};
+  for (const [index, item] of (spec ?? '').split(',').entries()) {
+    if (!item.trim()) continue;
+    const at = item.indexOf('=');
+    const tenant = item.slice(0, at).trim();
+    const value = item.slice(at + 1).trim();
+    const verdict = at > 0 && value ? check(value) : 'tenant=value';
+    if (verdict !== true || !/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/.test(tenant)) {
+      throw new ConfigError([{ variable, message: `entry ${index + 1} is not tenant=<${verdict === true ? 'value' : verdict}>` }]);
+    }
+    pairs[tenant] = value;
+  }
+  return pairs;
 }

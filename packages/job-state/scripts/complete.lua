@@ -1,7 +1,8 @@
 --[[
   Terminal success: the reading package exists and is recorded by pointer (never its content).
   Fenced (prelude.lua): only the holder of a live lease ends the job.
-  KEYS[1]  job key     KEYS[2] live-lease index     KEYS[3] (optional) batch key
+  KEYS[1]  job key     KEYS[2] live-lease index     KEYS[3] event stream
+  KEYS[4]  (optional) batch key    KEYS[5] (with KEYS[4]) batch event stream
   ARGV[1]  series   ARGV[2] holder   ARGV[3] epoch   ARGV[4] token
   ARGV[5]  actor       ARGV[6] result pointer (JSON: packageId, size, sha256)
   ARGV[7]  final phase ARGV[8] its rank      ARGV[9] ttl seconds for the terminal state
@@ -20,8 +21,9 @@ redis.call('HSET', KEYS[1], 'status', 'done', 'result', ARGV[6], 'done', total, 
   'updatedAt', now, 'updatedBy', ARGV[5])
 advancePhase(KEYS[1], ARGV[7], tonumber(ARGV[8]))
 dropWorkingFields(KEYS[1], KEYS[2])
-publishView(KEYS[1])
+publishView(KEYS[1], KEYS[3], KEYS[5])
 local ttl = tonumber(ARGV[9])
 redis.call('EXPIRE', KEYS[1], ttl)
-extendBatch(KEYS[3], ttl)
+extendBatch(KEYS[4], ttl)
+followExpiry(KEYS[1], KEYS[3], KEYS[4], KEYS[5])
 return {1, 'done'}

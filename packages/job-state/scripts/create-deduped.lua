@@ -11,6 +11,7 @@
   KEYS[2]  job key of the id seen in the dedup key (KEYS[3] when none was seen)
   KEYS[3]  job key of the new job
   KEYS[4]  live-lease index
+  KEYS[5]  event stream of the new job
   ARGV[1]  actor        ARGV[2] ttl seconds for the queued state
   ARGV[3]  id seen in the dedup key ('' if none)      ARGV[4] new job id
   ARGV[5]  ttl seconds for the dedup key
@@ -25,7 +26,8 @@ if current ~= '' then
   if status and not isTerminal(status) then return {0, 'joined', current} end
 end
 if redis.call('EXISTS', KEYS[3]) == 1 then return {0, 'retry', current} end
-newRecord(KEYS[3], KEYS[4], tonumber(ARGV[6]), ARGV[1], 7)
+newRecord(KEYS[3], KEYS[4], tonumber(ARGV[6]), ARGV[1], 7, KEYS[5])
 redis.call('EXPIRE', KEYS[3], tonumber(ARGV[2]))
+followExpiry(KEYS[3], KEYS[5])
 redis.call('SET', KEYS[1], ARGV[4], 'EX', tonumber(ARGV[5]))
 return {1, 'created', ARGV[4]}

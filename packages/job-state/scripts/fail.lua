@@ -10,7 +10,7 @@
     whose expiry, its score in the index, is still ahead), so a consumer that started in the
     meantime wins; and only in the series it looked at.
   KEYS[1]  job key     KEYS[2] live-lease index     KEYS[3] failure counts by code
-  KEYS[4]  (optional) batch key
+  KEYS[4]  event stream   KEYS[5] (optional) batch key   KEYS[6] (with KEYS[5]) batch event stream
   ARGV[1]  series   ARGV[2] holder ('' for an authority)   ARGV[3] epoch   ARGV[4] token
   ARGV[5]  actor       ARGV[6] error code   ARGV[7] error message
   ARGV[8]  ttl seconds for the terminal state
@@ -36,9 +36,10 @@ end
 redis.call('HSET', KEYS[1], 'status', 'failed', 'errorCode', ARGV[6], 'errorMessage', ARGV[7],
   'updatedAt', now, 'updatedBy', ARGV[5])
 dropWorkingFields(KEYS[1], KEYS[2])
-publishView(KEYS[1])
+publishView(KEYS[1], KEYS[4], KEYS[6])
 redis.call('HINCRBY', KEYS[3], ARGV[6], 1)
 local ttl = tonumber(ARGV[8])
 redis.call('EXPIRE', KEYS[1], ttl)
-extendBatch(KEYS[4], ttl)
+extendBatch(KEYS[5], ttl)
+followExpiry(KEYS[1], KEYS[4], KEYS[5], KEYS[6])
 return {1, 'failed'}

@@ -2,7 +2,8 @@
   One page of a fanned-out document finished (read, or failed for good): `done` rises by one, once
   per page however often the page's job is delivered (at-least-once), and never past `total`.
   Renews the caller's lease like a heartbeat. Fenced (prelude.lua).
-  KEYS[1]  job key        KEYS[2] live-lease index      KEYS[3] (optional) batch key
+  KEYS[1]  job key        KEYS[2] live-lease index      KEYS[3] event stream
+  KEYS[4]  (optional) batch key    KEYS[5] (with KEYS[4]) batch event stream
   ARGV[1]  series   ARGV[2] holder   ARGV[3] epoch   ARGV[4] token
   ARGV[5]  actor          ARGV[6] page index     ARGV[7] lease ms
   ARGV[8]  ttl seconds for the processing state
@@ -21,8 +22,9 @@ if total > 0 and done > total then done = total end
 local now = nowMs()
 redis.call('HSET', KEYS[1], 'status', 'processing', 'done', done, 'updatedAt', now, 'updatedBy', ARGV[5])
 renewLease(KEYS[1], KEYS[2], ARGV[2], now, tonumber(ARGV[7]))
-publishView(KEYS[1])
+publishView(KEYS[1], KEYS[3], KEYS[5])
 local ttl = tonumber(ARGV[8])
 redis.call('EXPIRE', KEYS[1], ttl)
-extendBatch(KEYS[3], ttl)
+extendBatch(KEYS[4], ttl)
+followExpiry(KEYS[1], KEYS[3], KEYS[4], KEYS[5])
 return {1, 'processing'}

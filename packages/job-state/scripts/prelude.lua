@@ -16,7 +16,16 @@
     ({0, 'fenced'}) changes nothing.
 
   Key layout of the transition scripts: KEYS[1] the job record, KEYS[2] the live-lease index,
-  KEYS[3] (optional) the batch key.
+  KEYS[3] the record's event stream, KEYS[4] (optional) the batch key and KEYS[5] (with it) the
+  batch's event stream. Every key a script touches is passed in KEYS, never built from another
+  key inside the script, so the scripts stay valid on a Redis Cluster.
+
+  Event streams. Every change of the public status document is also appended to the record's
+  stream (`<prefix>:job-events:<id>`) and, for a batch member, to the batch's
+  (`<prefix>:batch-events:<id>`; not under `:job:`, whose pattern must match records only). The
+  stream ids are the Server-Sent Events ids of GET /api/files/job/:id/events: any API process
+  reads any change from Redis (no process has to have seen it), and a client that reconnects
+  with Last-Event-ID resumes with XRANGE after that id. A stream lives as long as its record.
 
   Leases. Several consumers work on one record at once (a document's OCR pages), so a record holds
   one lease per *holder*: the stage job working on it (`<stage>:<BullMQ job id>`, e.g.
@@ -47,6 +56,17 @@ local function extendBatch(batchKey, ttl)
   local current = redis.call('TTL', batchKey)
   if current >= 0 and current < ttl then
     redis.call('EXPIRE', batchKey, ttl)
+  end
+end
+
+-- The event streams expire with the record (and the batch's with the batch key): called after
+-- every EXPIRE of a record, so a stream never outlives, nor dies before, what it describes.
+local function followExpiry(key, events, batchKey, batchEvents)
+  local ttl = redis.call('PTTL', key)
+  if ttl > 0 then redis.call('PEXPIRE', events, ttl) end
+  if batchKey ~= nil and batchEvents ~= nil then
+    local batchTtl = redis.call('PTTL', batchKey)
+    if batchTtl > 0 then redis.call('PEXPIRE', batchEvents, batchTtl) end
   end
 end
 
@@ -147,8 +167,12 @@ end
   is one HMGET and a copy of the string. This is the only place the document is built; its
   shape is `JobView` in src/types.ts. Lease renewals (heartbeat) and annotations change
   nothing in it and leave it alone.
+  The same document is appended to the record's event stream and, when the record is a batch
+  member, to the batch's (see Event streams above). MAXLEN ~ keeps a stream bounded: a job makes
+  a few dozen changes, and a client that fell further behind than the bound still ends with the
+  newest document, which is all a status needs. A batch stream holds every member's changes.
 ]]
-local function publishView(key)
+local function publishView(key, events, batchEvents)
   local flat = redis.call('HGETALL', key)
   local f = {}
   for i = 1, #flat, 2 do f[flat[i]] = flat[i + 1] end
@@ -187,12 +211,14 @@ local function publishView(key)
     { 'updatedAt', isoTime(f.updatedAt) },
   })
   redis.call('HSET', key, 'view', view.raw)
+  redis.call('XADD', events, 'MAXLEN', '~', 200, '*', 'view', view.raw)
+  if batchEvents ~= nil then redis.call('XADD', batchEvents, 'MAXLEN', '~', 5000, '*', 'view', view.raw) end
 end
 
 -- Writes a new record in `queued`, series 1, with the caller's field/value pairs from ARGV[first]
 -- on (create.lua and create-deduped.lua), and puts it in the live-lease index as holder `queue`,
 -- due after `graceMs`: a record still queued then may never have been enqueued (the sweeper checks).
-local function newRecord(key, index, graceMs, actor, first)
+local function newRecord(key, index, graceMs, actor, first, events, batchEvents)
   local now = nowMs()
   redis.call('ZADD', index, now + graceMs, leaseMember(key, 'queue'))
   redis.call('HSET', key, 'status', 'queued', 'phase', 'queued', 'phaseRank', 0, 'done', 0, 'total', 0,
@@ -200,7 +226,7 @@ local function newRecord(key, index, graceMs, actor, first)
   for i = first, #ARGV, 2 do
     redis.call('HSET', key, ARGV[i], ARGV[i + 1])
   end
-  publishView(key)
+  publishView(key, events, batchEvents)
 end
 
 -- Raises the phase only if the new one ranks at least as high as the stored one.

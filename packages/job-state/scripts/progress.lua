@@ -1,6 +1,7 @@
 --[[
   Reports progress; also renews the caller's lease like a heartbeat. Fenced (prelude.lua).
-  KEYS[1]  job key            KEYS[2] live-lease index      KEYS[3] (optional) batch key
+  KEYS[1]  job key            KEYS[2] live-lease index      KEYS[3] event stream
+  KEYS[4]  (optional) batch key    KEYS[5] (with KEYS[4]) batch event stream
   ARGV[1]  series   ARGV[2] holder   ARGV[3] epoch   ARGV[4] token
   ARGV[5]  actor              ARGV[6] done   ARGV[7] total
   ARGV[8]  phase ('' keeps)   ARGV[9] phase rank
@@ -19,8 +20,9 @@ local now = nowMs()
 redis.call('HSET', KEYS[1], 'status', 'processing', 'done', done, 'total', total, 'updatedAt', now, 'updatedBy', ARGV[5])
 renewLease(KEYS[1], KEYS[2], ARGV[2], now, tonumber(ARGV[10]))
 advancePhase(KEYS[1], ARGV[8], tonumber(ARGV[9]))
-publishView(KEYS[1])
+publishView(KEYS[1], KEYS[3], KEYS[5])
 local ttl = tonumber(ARGV[11])
 redis.call('EXPIRE', KEYS[1], ttl)
-extendBatch(KEYS[3], ttl)
+extendBatch(KEYS[4], ttl)
+followExpiry(KEYS[1], KEYS[3], KEYS[4], KEYS[5])
 return {1, 'processing'}

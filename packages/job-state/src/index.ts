@@ -1,4 +1,4 @@
-export { JobStateStore, LeasedJobState, LeaseLostError, QUEUED_GRACE_MS, decodeRecord, type JobStateOptions, type NewJob, type NewBatch } from './store.js';
+export { JobStateStore, LeasedJobState, LeaseLostError, QUEUED_GRACE_MS, decodeRecord, type JobStateOptions, type NewJob, type NewBatch, type TerminalNotice } from './store.js';
 export { PHASES, phaseRank, type Phase } from './phases.js';
 export { dedupIdentity } from './identity.js';
 export { ActiveJobsGate, type Admission, type AdmissionOptions } from './admission.js';

@@ -32,6 +32,24 @@ export interface JobStateOptions {
    * API writes the record before it enqueues). Default 5 minutes.
    */
   queuedGraceMs?: number;
+  /**
+   * Called after this store ended a job (complete or fail applied), and by a consumer that finds
+   * a job already ended (see notifyTerminal): the webhook layer enqueues its delivery here. An
+   * error propagates, so the caller's job is retried and the notice given again; the receiver
+   * side is idempotent (one delivery id per job, series and status).
+   */
+  onTerminal?: (notice: TerminalNotice) => Promise<void>;
+}
+
+/** A terminal job as the webhook layer sees it. */
+export interface TerminalNotice {
+  jobId: string;
+  tenant: string;
+  series: number;
+  status: string;
+  callbackUrl: string | undefined;
+  /** The job's status document at the end (JobView JSON). */
+  view: string;
 }
 
 /** Default of JobStateOptions.queuedGraceMs. */
@@ -57,6 +75,8 @@ export interface NewJob {
   tenant: string;
   source: SourceInfo;
   batch?: { batchId: string; index: number };
+  /** Where the terminal event is POSTed (webhooks); checked by the API before it gets here. */
+  callbackUrl?: string | undefined;
 }
 
 export interface NewBatch {
@@ -89,6 +109,19 @@ export class JobStateStore {
     return `${this.options.prefix}:batch:${batchId}`;
   }
 
+  /**
+   * The job's event stream (scripts/prelude.lua, Event streams): one entry per status document.
+   * Not under `:job:` — `<prefix>:job:*` must match records only (scanJobIds, the janitor).
+   */
+  jobEventsKey(jobId: string): string {
+    return `${this.options.prefix}:job-events:${jobId}`;
+  }
+
+  /** The batch's event stream: every member's status documents, in the order they changed. */
+  batchEventsKey(batchId: string): string {
+    return `${this.options.prefix}:batch-events:${batchId}`;
+  }
+
   dedupKey(identity: string): string {
     return `${this.options.prefix}:dedup:${identity}`;
   }
@@ -104,7 +137,7 @@ export class JobStateStore {
 
   /** Creates a queued record; false if a record with that id already exists. */
   async createJob(job: NewJob): Promise<boolean> {
-    const [created] = await runScript(this.redis, 'create', [this.jobKey(job.jobId), this.leaseIndexKey()], this.createArgs(job));
+    const [created] = await runScript(this.redis, 'create', this.keys({ jobId: job.jobId }), this.createArgs(job));
     return created === 1;
   }
 
@@ -123,7 +156,7 @@ export class JobStateStore {
       const [created, outcome, id] = await runScript(
         this.redis,
         'create-deduped',
-        [dedupKey, seen ? this.jobKey(seen) : newKey, newKey, this.leaseIndexKey()],
+        [dedupKey, seen ? this.jobKey(seen) : newKey, newKey, this.leaseIndexKey(), this.jobEventsKey(job.jobId)],
         [this.options.actor, this.options.ttl.queuedSeconds, seen, job.jobId, dedupTtl, this.graceMs, ...recordFields(job)],
       );
       if (outcome !== 'retry') return { created: created === 1, jobId: String(id) };
@@ -137,7 +170,7 @@ export class JobStateStore {
     const meta = JSON.stringify({ tenant: batch.tenant, createdAt: new Date().toISOString(), files: batch.files });
     multi.set(this.batchKey(batch.batchId), meta, 'EX', this.options.ttl.queuedSeconds);
     for (const job of jobs) {
-      queueScript(multi, 'create', [this.jobKey(job.jobId), this.leaseIndexKey(), this.batchKey(batch.batchId)], this.createArgs(job));
+      queueScript(multi, 'create', this.keys({ jobId: job.jobId, batchId: batch.batchId }), this.createArgs(job));
     }
     const replies = await multi.exec();
     const failure = replies?.find(([error]) => error !== null)?.[0];
@@ -204,7 +237,22 @@ export class JobStateStore {
   async complete(ref: JobRef, lease: Lease, result: ResultPointer): Promise<TransitionResult> {
     const { ttl, actor } = this.options;
     const pointer = JSON.stringify({ packageId: result.packageId, size: result.size, sha256: result.sha256 });
-    return this.transition('complete', ref, lease, [actor, pointer, 'view_ready', phaseRank('view_ready'), ttl.resultSeconds]);
+    const outcome = await this.transition('complete', ref, lease, [actor, pointer, 'view_ready', phaseRank('view_ready'), ttl.resultSeconds]);
+    if (outcome.applied) await this.notifyTerminal(ref.jobId);
+    return outcome;
+  }
+
+  /**
+   * Gives onTerminal the notice of a job that has ended (nothing when it has not, or is gone).
+   * Called after every terminal transition this store applies, and by a consumer that finds its
+   * job already ended, so that an end whose notice was lost (the process died in between) is
+   * notified on the redelivery.
+   */
+  async notifyTerminal(jobId: string): Promise<void> {
+    if (!this.options.onTerminal) return;
+    const [tenant, status, series, callbackUrl, view] = await this.redis.hmget(this.jobKey(jobId), 'tenant', 'status', 'series', 'callbackUrl', 'view');
+    if (typeof tenant !== 'string' || typeof view !== 'string' || typeof status !== 'string' || !isStatus(status) || !isTerminalStatus(status)) return;
+    await this.options.onTerminal({ jobId, tenant, status, series: Number(series ?? 1), callbackUrl: callbackUrl ?? undefined, view });
   }
 
   /**
@@ -215,9 +263,11 @@ export class JobStateStore {
   async fail(ref: JobRef, error: { code: JobErrorCode; message: string }, by: Lease | { series: number } = { series: 1 }): Promise<TransitionResult> {
     const { ttl, actor } = this.options;
     const fence = 'holder' in by ? fenceArgs(by) : [by.series, '', 0, ''];
-    const keys = [this.jobKey(ref.jobId), this.leaseIndexKey(), this.failureCountsKey()];
-    if (ref.batchId) keys.push(this.batchKey(ref.batchId));
-    return toResult(await runScript(this.redis, 'fail', keys, [...fence, actor, error.code, error.message.slice(0, 2_000), ttl.resultSeconds]));
+    const keys = [this.jobKey(ref.jobId), this.leaseIndexKey(), this.failureCountsKey(), this.jobEventsKey(ref.jobId)];
+    if (ref.batchId) keys.push(this.batchKey(ref.batchId), this.batchEventsKey(ref.batchId));
+    const outcome = toResult(await runScript(this.redis, 'fail', keys, [...fence, actor, error.code, error.message.slice(0, 2_000), ttl.resultSeconds]));
+    if (outcome.applied) await this.notifyTerminal(ref.jobId);
+    return outcome;
   }
 
   /** Failed jobs counted by code since the deployment's Redis began (scripts/fail.lua). */
@@ -306,10 +356,13 @@ export class JobStateStore {
     return toResult(await runScript(this.redis, name, this.keys(ref), [...fenceArgs(lease), ...args]));
   }
 
-  /** Job key, live-lease index and, when the job belongs to a batch, the batch key (the scripts' layout). */
-  private keys(ref: JobRef): string[] {
-    const keys = [this.jobKey(ref.jobId), this.leaseIndexKey()];
-    if (ref.batchId) keys.push(this.batchKey(ref.batchId));
+  /**
+   * Job key, live-lease index, the job's event stream and, when the job belongs to a batch, the
+   * batch key and the batch's event stream (the scripts' layout, prelude.lua).
+   */
+  private keys(ref: Pick<JobRef, 'jobId'> & { batchId?: string }): string[] {
+    const keys = [this.jobKey(ref.jobId), this.leaseIndexKey(), this.jobEventsKey(ref.jobId)];
+    if (ref.batchId) keys.push(this.batchKey(ref.batchId), this.batchEventsKey(ref.batchId));
     return keys;
   }
 
@@ -373,6 +426,7 @@ function recordFields(job: NewJob): (string | number)[] {
   const fields: (string | number)[] = ['tenant', tenant, 'filename', source.filename, 'mediaType', source.mediaType, 'size', source.size, 'sha256', source.sha256];
   if (source.originalFilename !== undefined && source.originalFilename !== source.filename) fields.push('originalFilename', source.originalFilename);
   if (job.batch) fields.push('batchId', job.batch.batchId, 'batchIndex', job.batch.index);
+  if (job.callbackUrl) fields.push('callbackUrl', job.callbackUrl);
   return fields;
 }
 

@@ -3,6 +3,7 @@ import type { Config } from '@readpack/config';
 import type { Redis } from 'ioredis';
 import { bullPrefix, deadLetterQueueName, QUEUES, stageJobId, type PayloadOf, type QueueName } from './catalogue.js';
 import { MAINTENANCE_QUEUE } from './maintenance.config.js';
+import { WEBHOOK_DLQ, WEBHOOK_QUEUE } from './webhook.config.js';
 
 /** One child of a document's assemble job: a stage job, itself possibly waiting on children. */
 export interface FlowChild {
@@ -118,6 +119,8 @@ export class QueueProducer {
     this.extraQueues ??= [
       ...(Object.keys(QUEUES) as QueueName[]).map((name) => this.watched(new Queue(deadLetterQueueName(name), { connection: this.connection, prefix }))),
       this.watched(new Queue(MAINTENANCE_QUEUE, { connection: this.connection, prefix })),
+      this.watched(new Queue(WEBHOOK_QUEUE, { connection: this.connection, prefix })),
+      this.watched(new Queue(WEBHOOK_DLQ, { connection: this.connection, prefix })),
     ];
     return [...this.all(), ...this.extraQueues];
   }

@@ -56,6 +56,7 @@ export function buildOpenApiDocument(): Json {
     if ('markdown' in body) return { 'text/markdown': { schema: { type: 'string' } } };
     if ('html' in body) return { 'text/html': { schema: { type: 'string' } } };
     if ('prometheus' in body) return { 'text/plain': { schema: { type: 'string' } } };
+    if ('eventStream' in body) return { 'text/event-stream': { schema: { type: 'string' } } };
     if ('binary' in body) return { '*/*': { schema: { type: 'string', contentMediaType: 'application/octet-stream' } } };
     return undefined;
   };

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { assetId, batchAccepted, batchId, batchUploadForm, batchView, errorBody, health, jobId, jobView, ready, singleUploadForm, uploadAccepted } from './schemas.js';
 
 /** What one response carries: a JSON body from a schema, the reading package, Markdown, or bytes. */
-export type Body = { json: z.ZodType } | { readingPackage: true } | { markdown: true } | { binary: true } | { html: true } | { prometheus: true } | { none: true };
+export type Body = { json: z.ZodType } | { readingPackage: true } | { markdown: true } | { binary: true } | { html: true } | { prometheus: true } | { eventStream: true } | { none: true };
 
 export interface ResponseSpec {
   description: string;
@@ -35,7 +35,7 @@ const COMMON_API_ERRORS: Record<number, ResponseSpec> = {
 };
 
 const UPLOAD_ERRORS: Record<number, ResponseSpec> = {
-  400: error('`missing_file(s)`, `empty_file`, `invalid_option`, `engine_unavailable`, `invalid_password`, malformed multipart (`bad_upload`, `unexpected_file_field`, `field_name_too_long`).'),
+  400: error('`missing_file(s)`, `empty_file`, `invalid_option`, `engine_unavailable`, `invalid_password`, `invalid_callback_url`, malformed multipart (`bad_upload`, `unexpected_file_field`, `field_name_too_long`).'),
   413: error('`file_too_large`, `too_many_files`, `too_many_parts`, `too_many_fields`, `field_too_large`.'),
   415: error('`unsupported_media_type` or `converter_unavailable` (body has `detected`).'),
   429: error('`rate_limited` or `too_many_active_jobs`; `Retry-After`.'),
@@ -63,6 +63,26 @@ export const OPERATIONS: readonly Operation[] = [
   {
     method: 'get', path: '/api/files/batch/{batchId}', operationId: 'getBatch', summary: 'The status of a batch and its files.', auth: 'tenant', params: { batchId },
     responses: { 200: { description: 'The batch.', body: { json: batchView } }, ...COMMON_API_ERRORS, 404: error('`batch_not_found`.') },
+  },
+  {
+    method: 'get', path: '/api/files/job/{jobId}/events', operationId: 'getJobEvents', auth: 'tenant', params: jobParam,
+    summary: 'Server-Sent Events: every change of the job\'s status document, from creation (or after `Last-Event-ID`) to the terminal one; `: heartbeat` comments while idle.',
+    responses: {
+      200: { description: 'An event stream: each event has `id` (resume with `Last-Event-ID`), `event: status` and `data` = the job\'s status document (JobView) at that change. Ends after `done` or `failed`.', body: { eventStream: true } },
+      ...COMMON_API_ERRORS,
+      404: error('`job_not_found` (missing, expired, or another tenant\'s).'),
+      503: error('`state_store_unavailable`, or `too_many_streams` (this process follows `EVENT_STREAMS_PER_PROCESS` streams: poll instead); `Retry-After`.'),
+    },
+  },
+  {
+    method: 'get', path: '/api/files/batch/{batchId}/events', operationId: 'getBatchEvents', auth: 'tenant', params: { batchId },
+    summary: 'Server-Sent Events of a batch: every change of every member, then the batch\'s status once all members ended.',
+    responses: {
+      200: { description: 'An event stream: `event: job` with `data` = a member\'s status document (JobView) per change; when every member has ended, `event: status` with `data` = the batch (BatchView), and the stream ends. Resume with `Last-Event-ID`.', body: { eventStream: true } },
+      ...COMMON_API_ERRORS,
+      404: error('`batch_not_found`.'),
+      503: error('`state_store_unavailable` or `too_many_streams`; `Retry-After`.'),
+    },
   },
   {
     method: 'get', path: '/api/files/job/{jobId}/package', operationId: 'getPackage', summary: 'The reading package of a done job (schema version 2), asset URLs absolute.', auth: 'tenant', params: jobParam,

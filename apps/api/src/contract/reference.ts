@@ -12,6 +12,7 @@ function bodyLabel(body: Body): string {
   if ('markdown' in body) return 'text/markdown';
   if ('html' in body) return 'text/html';
   if ('prometheus' in body) return 'text/plain (Prometheus)';
+  if ('eventStream' in body) return 'text/event-stream (Server-Sent Events)';
   if ('binary' in body) return 'bytes (the asset\'s media type)';
   if ('none' in body) return '—';
   const id = (body.json.meta() as { id?: string } | undefined)?.id;

@@ -20,6 +20,7 @@ export const uploadFields = z.object({
   engine: documentOptions.shape.engine.optional().meta({ description: 'Parse engine (default `ENGINE_DEFAULT`).' }),
   ocrLang: documentOptions.shape.ocrLang.optional().meta({ description: 'Tesseract languages joined by `+` (default `OCR_DEFAULT_LANG`).' }),
   password: z.string().min(1).optional().meta({ description: 'A PDF user password, 1–256 bytes UTF-8; never stored or logged.' }),
+  callbackUrl: z.string().max(2048).optional().meta({ format: 'uri', description: 'Webhook: where the signed terminal event (job.done / job.failed) is POSTed (docs/webhooks.md). Default: the tenant\'s `WEBHOOK_DEFAULT_URLS` entry. Private, loopback and link-local targets are refused unless `WEBHOOK_ALLOW_HOSTS` allows them.' }),
 });
 
 const binary = z.string().meta({ format: 'binary' });

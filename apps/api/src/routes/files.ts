@@ -11,7 +11,7 @@ import { newId } from '../ids.js';
 import { tenantOf } from '../tenant.js';
 import { inspectFiles, storeFiles, type AcceptedFile } from '../uploads/accept.js';
 import { documentOptionsFrom } from '../uploads/document-options.js';
-import { takePassword } from '../uploads/form-fields.js';
+import { takeCallbackUrl, takePassword } from '../uploads/form-fields.js';
 import { asSpooled, discard, spoolStorage, type SpooledFile } from '../uploads/spool-storage.js';
 
 export const UPLOAD_PATHS: readonly string[] = ['/api/files', '/api/files/batch'];
@@ -32,6 +32,8 @@ interface Intake {
   tenant: string;
   options: DocumentOptions;
   password: string | undefined;
+  /** Webhook target of every job of the upload (checked: uploads/form-fields.ts). */
+  callbackUrl: string | undefined;
   files: AcceptedFile[];
   jobIds: string[];
   priorities: number[];
@@ -63,14 +65,15 @@ export function filesRouter(ctx: ApiContext): Router {
     if (!req.file) throw new ApiError(400, 'missing_file', 'Send the document as multipart/form-data field "file".');
     const intake = await admit(ctx, req, [asSpooled(req.file)]);
     const accepted = intake.files[0]!;
-    const job: NewJob = { jobId: intake.jobIds[0]!, tenant: intake.tenant, source: sourceInfo(accepted) };
+    const job: NewJob = { jobId: intake.jobIds[0]!, tenant: intake.tenant, source: sourceInfo(accepted), callbackUrl: intake.callbackUrl };
     let outcome: { created: boolean; jobId: string } | undefined;
     try {
       const identity = dedupIdentity({
         tenant: intake.tenant,
         env: config.env,
         pipelineVersion: PIPELINE_VERSION,
-        options: { ...intake.options, password: passwordIdentity(ctx, intake, accepted) },
+        // An upload with another callback must get its own job: joining would never call it.
+        options: { ...intake.options, password: passwordIdentity(ctx, intake, accepted), callbackUrl: intake.callbackUrl },
         sha256: accepted.source.sha256,
       });
       outcome = await state.createOrJoin(identity, job);
@@ -92,7 +95,7 @@ export function filesRouter(ctx: ApiContext): Router {
     if (uploaded.length === 0) throw new ApiError(400, 'missing_files', 'Send the documents as repeated multipart/form-data field "files".');
     const intake = await admit(ctx, req, uploaded, () => uploadRate.consume(tenantOf(req), uploaded.length - 1));
     const batchId = newId('batch');
-    const jobs: NewJob[] = intake.files.map((file, index) => ({ jobId: intake.jobIds[index]!, tenant: intake.tenant, source: sourceInfo(file), batch: { batchId, index } }));
+    const jobs: NewJob[] = intake.files.map((file, index) => ({ jobId: intake.jobIds[index]!, tenant: intake.tenant, source: sourceInfo(file), batch: { batchId, index }, callbackUrl: intake.callbackUrl }));
     const files = jobs.map((job, index) => ({ index, name: job.source.filename, jobId: job.jobId }));
     try {
       await state.createBatch({ batchId, tenant: intake.tenant, files }, jobs);
@@ -121,13 +124,14 @@ async function admit(ctx: ApiContext, req: Request, spooled: SpooledFile[], more
   try {
     const password = takePassword(req.body);
     const options = documentOptionsFrom(req.body, ctx.config);
+    const callbackUrl = await takeCallbackUrl(req.body, tenant, ctx.config.webhooks, ctx.webhookTargets);
     const files = await inspectFiles(spooled, () => readConverter(ctx.redis, ctx.config.redis.prefix));
     await moreRate?.();
     const jobIds = files.map(() => newId('job'));
     const priorities = await ctx.admission.admit(tenant, jobIds);
     admittedIds = jobIds;
     await storeFiles(ctx.storage, spooled);
-    return { tenant, options, password, files, jobIds, priorities };
+    return { tenant, options, password, callbackUrl, files, jobIds, priorities };
   } catch (error) {
     await discard(spooled);
     await ctx.admission.release(tenant, admittedIds);

@@ -64,7 +64,8 @@ export class ReadpackClient {
     const res = await fetch(`${this.base}/api/files/job/${encodeURIComponent(jobId)}/events`, { headers: this.headers({ accept: 'text/event-stream' }), signal });
     if (res.ok && res.body && (res.headers.get('content-type') ?? '').startsWith('text/event-stream')) return res.body;
     await res.body?.cancel();
-    if (res.status === 404 || res.status === 405 || res.status === 406 || res.ok) return undefined;
+    // 503: the server follows as many streams as it will (too_many_streams), or Redis is away: polling copes with both.
+    if (res.status === 404 || res.status === 405 || res.status === 406 || res.status === 503 || res.ok) return undefined;
     throw await errorOf(res);
   }
 }

@@ -2,9 +2,9 @@ import { ApiProblem, type ApiClient } from './client.js';
 import type { JobStatusView } from './types.js';
 
 /**
- * Where a job's live status comes from. Today: polling `GET /api/files/job/:id`. A Server-Sent
- * Events source (`GET /api/files/job/:id/events`) can implement the same interface and be chosen
- * in `createProgressSource` without any view changing.
+ * Where a job's live status comes from: the job's Server-Sent Events stream
+ * (`GET /api/files/job/:id/events`) where the browser can open it, else polling
+ * `GET /api/files/job/:id`. Views only see this interface.
  */
 export interface ProgressSource {
   /**
@@ -82,7 +82,48 @@ export class PollingProgressSource implements ProgressSource {
   }
 }
 
-/** The one place that picks the source; an EventSource implementation slots in here. */
-export function createProgressSource(client: ApiClient): ProgressSource {
-  return new PollingProgressSource(client);
+/**
+ * Follows the job's event stream with the browser's EventSource, which reconnects by itself and
+ * resumes with Last-Event-ID. When the stream cannot be had (an old server answering 404 for the
+ * route, 503 `too_many_streams`, a proxy that drops it before any event), it hands the job over
+ * to polling, so a view always gets its updates one way or the other.
+ */
+export class EventSourceProgressSource implements ProgressSource {
+  constructor(private readonly fallback: ProgressSource) {}
+
+  watch(jobId: string, onUpdate: (view: JobStatusView) => void, onProblem: (problem: ApiProblem) => void): () => void {
+    const source = new EventSource(`/api/files/job/${encodeURIComponent(jobId)}/events`);
+    let stopFallback: (() => void) | undefined;
+    let received = false;
+    source.addEventListener('status', (event) => {
+      received = true;
+      const view = JSON.parse((event as MessageEvent<string>).data) as JobStatusView;
+      onUpdate(view);
+      // The server ends the stream after the terminal event; closing stops EventSource reconnecting.
+      if (isTerminal(view)) source.close();
+    });
+    source.addEventListener('error', () => {
+      // Once events flowed, EventSource reconnects on its own (with Last-Event-ID); before the
+      // first one, an error means the stream is not available here: poll instead.
+      if (received && source.readyState !== EventSource.CLOSED) return;
+      source.close();
+      if (!stopFallback) stopFallback = this.fallback.watch(jobId, onUpdate, onProblem);
+    });
+    return () => {
+      source.close();
+      stopFallback?.();
+    };
+  }
+}
+
+/**
+ * The one place that picks the source. EventSource cannot send an `Authorization` header, so with
+ * an API key the app polls; without one (same-origin, single-tenant) it streams.
+ */
+export function createProgressSource(client: ApiClient, apiKey: () => string | undefined = () => undefined): ProgressSource {
+  const polling = new PollingProgressSource(client);
+  if (typeof EventSource === 'undefined') return polling;
+  const streaming = new EventSourceProgressSource(polling);
+  // Chosen per job: the key can be entered after the page loaded.
+  return { watch: (jobId, onUpdate, onProblem) => (apiKey() ? polling : streaming).watch(jobId, onUpdate, onProblem) };
 }
