@@ -79,6 +79,16 @@ describe('reading order (XY-cut)', () => {
     expect(texts(readingOrder(items.reverse(), 10))).toEqual(['Region', 'Revenue', 'North', '1200', 'South', '800', 'Closing words of the', 'report.']);
   });
 
+  it('still reads two forms side by side block by block (labels and values in each)', () => {
+    const items = [
+      frag('Customer', 57, 100), frag('Vehicle', 320, 100),
+      frag('Name', 57, 114), frag('Gabriel', 130, 114), frag('Year', 320, 114), frag('2022', 390, 114),
+      frag('Claim', 57, 128), frag('SF-1008', 130, 128), frag('Make', 320, 128), frag('Jeep', 390, 128),
+      frag('Phone', 57, 142), frag('111-1111', 130, 142), frag('Model', 320, 142), frag('Cherokee', 390, 142),
+    ];
+    expect(texts(readingOrder(items.reverse(), 10))).toEqual(['Customer', 'Name', 'Gabriel', 'Claim', 'SF-1008', 'Phone', '111-1111', 'Vehicle', 'Year', '2022', 'Make', 'Jeep', 'Model', 'Cherokee']);
+  });
+
   it('does not split bullets from their text', () => {
     const items = [frag('•', 72, 100), frag('first item text here', 90, 100), frag('•', 72, 112), frag('second item text here', 90, 112)];
     expect(texts(readingOrder(items, 10))).toEqual(['•', 'first item text here', '•', 'second item text here']);

@@ -119,6 +119,24 @@ function verticalSplit<T extends Boxed>(items: readonly T[], unit: number): [T[]
   return column(left) && column(right) && !cellsBesideCells(left) && !cellsBesideCells(right) ? [left, right] : undefined;
 }
 
+/** Rows (pieces sharing a baseline band) that hold more than one piece. */
+function rowsWithSeveralPieces<T extends Boxed>(side: readonly T[]): number {
+  const ordered = byRows(side);
+  let rows = 0;
+  let inRow = 0;
+  let center = Number.NaN;
+  for (const item of ordered) {
+    const c = centerY(item.bbox);
+    if (Number.isNaN(center) || Math.abs(c - center) > 0.4 * height(item.bbox)) {
+      if (inRow > 1) rows += 1;
+      center = c;
+      inRow = 0;
+    }
+    inRow += 1;
+  }
+  return inRow > 1 ? rows + 1 : rows;
+}
+
 /** Below this share of lines filling half their side, a side is short cells (a table, a form), not running text. */
 const MIN_FILLED = 0.5;
 
@@ -130,6 +148,9 @@ const MIN_FILLED = 0.5;
  */
 function cellsBesideCells<T extends Boxed>(side: readonly T[]): boolean {
   if (side.length < 3) return false;
+  // A side whose rows hold several pieces (labels and their values) is a form block of its own,
+  // such as the customer and vehicle boxes side by side on an invoice: the split stands.
+  if (rowsWithSeveralPieces(side) >= 2) return false;
   const x0 = Math.min(...side.map((i) => i.bbox[0]));
   const x1 = Math.max(...side.map((i) => i.bbox[2]));
   const filled = side.filter((i) => i.bbox[2] - i.bbox[0] >= 0.5 * (x1 - x0)).length;
