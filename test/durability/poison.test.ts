@@ -30,7 +30,7 @@ afterAll(async () => {
 
 function ops(...args: string[]) {
   const env = serviceEnv({ REDIS_URL: pipeline.config.redis.url, READPACK_PREFIX: pipeline.config.redis.prefix, DATA_DIR: pipeline.config.dataDir });
-  return run(process.execPath, [builtScript('apps/worker/dist/ops.js'), ...args], { env });
+  return run(process.execPath, [builtScript('apps/cli/dist/main.js'), 'ops', ...args], { env });
 }
 
 describe('a poison document', () => {
