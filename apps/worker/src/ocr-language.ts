@@ -1,4 +1,5 @@
-import { languageForCidOrderings, languageForText } from '@readpack/ocr';
+// The script rules alone: @readpack/ocr's index would load tesseract.js into the extract consumer.
+import { languageForCidOrderings, languageForText } from '@readpack/ocr/script-language';
 import type { ParsedPage } from '@readpack/parsers';
 import type { DocumentOptions } from '@readpack/queues';
 
