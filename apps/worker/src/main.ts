@@ -16,23 +16,30 @@ async function main(): Promise<void> {
   }
   assertAllStagesHandled();
   const logger = createLogger({ level: config.logLevel, component: `worker-${stage}`, format: config.logFormat });
-  // Webhook delivery is a consumer of its own queue, not a pipeline stage: it never touches a job record.
-  const consumer = stage === 'webhook' ? await startWebhookConsumer(config, logger) : await startConsumer(stage, config, logger);
+  // Signals are handled from the start: a consumer takes jobs before startConsumer has resolved
+  // (its worker runs while the maintenance and metrics workers still start), and a SIGTERM in that
+  // window must still let the job in hand finish rather than kill the process.
+  const running: { consumer?: { close(): Promise<void> } } = {};
   let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info('stopping', { stage, signal });
-    consumer.close().then(
+  const close = () =>
+    running.consumer!.close().then(
       () => process.exit(0),
       (error: unknown) => {
         logger.error('stop failed', { stage, error: String(error) });
         process.exit(1);
       },
     );
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info('stopping', { stage, signal });
+    if (running.consumer) void close();
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+  // Webhook delivery is a consumer of its own queue, not a pipeline stage: it never touches a job record.
+  running.consumer = stage === 'webhook' ? await startWebhookConsumer(config, logger) : await startConsumer(stage, config, logger);
+  if (stopping) void close();
   // Started by `npm start` (or PM2) with an IPC channel: when the parent dies, stop rather than
   // run on unsupervised. The job in hand finishes or is taken over; nothing is lost.
   if (process.send) process.on('disconnect', () => stop('parent gone'));
