@@ -21,8 +21,8 @@ export const BATCH_EVENTS_PATH = '/api/files/batch/:batchId/events';
 const BLOCK_MS = 5_000;
 /** A stream id as Redis makes them; anything else in Last-Event-ID is ignored (start over). */
 const STREAM_ID = /^\d{1,20}-\d{1,20}$/;
-const TERMINAL_JOB = new Set(['done', 'failed']);
-const TERMINAL_BATCH = new Set(['done', 'failed', 'partial']);
+const TERMINAL_JOB: readonly string[] = Object.freeze(['done', 'failed']);
+const TERMINAL_BATCH: readonly string[] = Object.freeze(['done', 'failed', 'partial']);
 
 interface Follow {
   key: string;
@@ -47,7 +47,7 @@ export function eventsRouter(ctx: ApiContext): Router {
       key: ctx.state.jobEventsKey(jobId),
       emit: async (entry, out) => {
         writeEvent(out, entry.id, 'status', entry.view);
-        return TERMINAL_JOB.has(statusOf(entry.view));
+        return TERMINAL_JOB.includes(statusOf(entry.view));
       },
       over: async (lastId, out) => {
         const now = await ctx.state.getJobView(jobId);
@@ -58,7 +58,7 @@ export function eventsRouter(ctx: ApiContext): Router {
           sentCurrent = true;
           writeEvent(out, undefined, 'status', now.json);
         }
-        return TERMINAL_JOB.has(statusOf(now.json));
+        return TERMINAL_JOB.includes(statusOf(now.json));
       },
     });
   });
@@ -71,7 +71,7 @@ export function eventsRouter(ctx: ApiContext): Router {
     const batchSettled = async (lastId: string, out: Response): Promise<boolean> => {
       const now = await ctx.state.getBatch(batchId);
       if (!now) return true;
-      if (!TERMINAL_BATCH.has(now.status)) return false;
+      if (!TERMINAL_BATCH.includes(now.status)) return false;
       const { tenant: _tenant, ...aggregate } = now;
       writeEvent(out, lastId, 'status', JSON.stringify(aggregate));
       return true;
@@ -82,7 +82,7 @@ export function eventsRouter(ctx: ApiContext): Router {
       // change leaves every member settled, the batch's own document follows as `status`.
       emit: async (entry, out) => {
         writeEvent(out, entry.id, 'job', entry.view);
-        return TERMINAL_JOB.has(statusOf(entry.view)) && (await batchSettled(entry.id, out));
+        return TERMINAL_JOB.includes(statusOf(entry.view)) && (await batchSettled(entry.id, out));
       },
       over: (lastId, out) => batchSettled(lastId, out),
     });
