@@ -34,9 +34,13 @@ export async function spoolTo(dir: string, source: Readable, limitBytes = Number
       callback(null, chunk);
     },
   });
+  const out = createWriteStream(path, { flags: 'wx' });
   try {
-    await pipeline(source, meter, createWriteStream(path, { flags: 'wx' }));
+    await pipeline(source, meter, out);
   } catch (error) {
+    // pipeline rejects at the first error, while the file may still be being opened: removing it
+    // before the write stream has closed would leave the file it then creates behind.
+    if (!out.closed) await new Promise<void>((done) => out.once('close', () => done()));
     await rm(path, { force: true });
     throw error;
   }
