@@ -97,6 +97,7 @@ export interface Config {
 
 export interface S3Config {
   bucket: string;
+  /** Key prefix, empty or ending in `/`. */
   prefix: string;
   region: string;
   endpoint: string | undefined;

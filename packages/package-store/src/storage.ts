@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream';
 import type { PackageManifest } from './manifest.js';
+import type { S3Config } from '@readpack/config';
 
 export interface BlobInfo {
   sha256: string;
@@ -23,18 +24,11 @@ export interface PackageIndex {
   assets: PackageManifest['assets'];
 }
 
-/** Settings of S3-compatible object storage (packages/config builds them from the S3_* variables). */
-export interface S3Options {
-  bucket: string;
-  /** Key prefix, empty or ending in `/`. */
-  prefix: string;
-  region: string;
-  endpoint: string | undefined;
-  forcePathStyle: boolean;
-  sse: 'AES256' | 'aws:kms' | 'aws:kms:dsse' | undefined;
-  sseKmsKeyId: string | undefined;
-  multipartThresholdBytes: number;
-}
+/**
+ * Settings of S3-compatible object storage: the configuration's own type (packages/config builds it
+ * from the S3_* variables), so the two cannot drift apart.
+ */
+export type S3Options = S3Config;
 
 /**
  * Where a blob store lives, as plain data: worker threads (the render pool) open their own store
