@@ -107,6 +107,16 @@ export class ThrowawayRedis {
     return exit;
   }
 
+  /** Kills it at once (SIGKILL by default): a crash, for failover tests. Resolves with its exit. */
+  async kill(signal: NodeJS.Signals = 'SIGKILL'): Promise<RedisExit | undefined> {
+    const child = this.child;
+    const exited = this.exited;
+    this.child = undefined;
+    if (!child || !exited) return undefined;
+    if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+    return exited;
+  }
+
   /** Stops it and removes its directory when it made one. */
   async dispose(): Promise<void> {
     await this.stop();
@@ -114,7 +124,7 @@ export class ThrowawayRedis {
   }
 }
 
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);
@@ -126,7 +136,7 @@ function freePort(): Promise<number> {
 }
 
 /** +PONG over raw TCP: no client library, and a server still loading its AOF (-LOADING) is not ready. */
-function ping(port: number): Promise<boolean> {
+export function ping(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     let reply = '';
     const socket = connect(port, '127.0.0.1');
