@@ -7,3 +7,4 @@ export { assertValidPackage, packageSchema } from './package-schema.js';
 export { twoColumnPdf, outlinedPdf, type TwoColumnPdf, type OutlinedPdf } from './generated-pdfs.js';
 export { ThrowawayRedis, type ThrowawayRedisOptions, type RedisExit } from './throwaway-redis.js';
 export { ThrowawaySentinel, type ThrowawaySentinelOptions } from './throwaway-sentinel.js';
+export { NetnsSandbox, type NamespaceLink } from './netns.js';
