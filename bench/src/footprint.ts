@@ -8,7 +8,7 @@
  * Extra arguments become environment (`KEY=value`), to measure another layout. Results go to the
  * `bench:footprint` section of docs/benchmarks.md.
  */
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -88,6 +88,12 @@ function sample(root: number): Sample[] {
   return samples;
 }
 
+/** The code measured: the commit, and whether the tree differs from it. */
+function codeVersion(): string {
+  const git = (...args: string[]) => execFileSync('git', args, { cwd: REPO, encoding: 'utf8' }).trim();
+  return `commit ${git('rev-parse', '--short', 'HEAD')}${git('status', '--porcelain', '--untracked-files=no') ? ' with uncommitted changes' : ''}`;
+}
+
 const sum = (samples: Sample[], key: 'rssMb' | 'pssMb') => samples.reduce((total, s) => total + s[key], 0);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -134,7 +140,7 @@ async function main(): Promise<void> {
         ? `RSS summed over ${settled.length} processes is ${rss.toFixed(0)} MB, ${(GOAL_MB - rss).toFixed(0)} MB under the ${GOAL_MB} MB goal: met.`
         : `RSS summed over ${settled.length} processes is ${rss.toFixed(0)} MB, ${(rss - GOAL_MB).toFixed(0)} MB over the ${GOAL_MB} MB goal: missed.`;
     const section = [
-      `Run ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, ${cpus().length} cores, Node ${process.version}: \`npm start\` (${layout}) with a private Redis,`,
+      `Run ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, ${codeVersion()}, ${cpus().length} cores, Node ${process.version}: \`npm start\` (${layout}) with a private Redis,`,
       `idle (API answering, summed RSS steady within ${SETTLE_MB} MB over ${SETTLE_INTERVAL_MS / 1000} s) ${idleAfterS.toFixed(0)} s after start. Read from /proc: VmRSS counts shared pages`,
       'in every process that maps them (the goal is RSS summed); Pss (smaps_rollup) divides them among their sharers.',
       '',
