@@ -15,7 +15,9 @@ import { uploadFixture } from '../support/uploads.js';
 
 /**
  * `npm start` (apps/supervisor/dist/main.js) as a user runs it: no REDIS_URL, so it must bring its
- * own Redis under DATA_DIR/redis; it keeps its children alive; Ctrl-C leaves nothing behind.
+ * own Redis under DATA_DIR/redis; it keeps its children alive; Ctrl-C leaves nothing behind. Its
+ * default layout runs the light stages in one shared consumer process, so the documents here go
+ * through a process that consumes several stages.
  */
 
 const prefix = uniqueName('sup');
@@ -29,9 +31,12 @@ interface Tree {
   redis: ProcessInfo[];
   apiPrimary: ProcessInfo[];
   apiWorkers: ProcessInfo[];
+  /** The consumer processes that consume each stage (one process may consume several). */
   consumers: Record<Stage, ProcessInfo[]>;
   /** Webhook delivery (its own queue, not a stage). */
   webhook: ProcessInfo[];
+  /** Every consumer process, whatever it consumes. */
+  workers: ProcessInfo[];
 }
 
 /** The supervisor's descendants by role, read from their command lines. */
@@ -46,16 +51,24 @@ function tree(): Tree {
     apiWorkers: all.filter(runs('apps/api/dist/main.js')),
     consumers: Object.fromEntries(STAGES.map((stage) => [stage, all.filter(consumer(stage))])) as Record<Stage, ProcessInfo[]>,
     webhook: all.filter(consumer('webhook')),
+    workers: all.filter(runs('apps/worker/dist/main.js')),
   };
 }
 
 function roleCounts(t: Tree): Record<string, number> {
   const consumers = Object.fromEntries(STAGES.map((stage) => [stage, t.consumers[stage].length]));
-  return { redis: t.redis.length, apiPrimary: t.apiPrimary.length, apiWorkers: t.apiWorkers.length, ...consumers, webhook: t.webhook.length };
+  return { redis: t.redis.length, apiPrimary: t.apiPrimary.length, apiWorkers: t.apiWorkers.length, ...consumers, webhook: t.webhook.length, workerProcesses: t.workers.length };
 }
 
-/** One private Redis, the cluster primary with API_INSTANCES=2 workers, one consumer per stage, one webhook consumer. */
-const EXPECTED: Record<string, number> = { redis: 1, apiPrimary: 1, apiWorkers: 2, ...Object.fromEntries(STAGES.map((stage) => [stage, 1])), webhook: 1 };
+/**
+ * One private Redis, the cluster primary with API_INSTANCES=2 workers, and two consumer processes:
+ * `shared` (extract, convert, render, assemble, webhook: LibreOffice is installed here) and `ocr-1`.
+ * No mineru consumer: MINERU_URL is unset.
+ */
+const SHARED_ROLES = ['extract', 'convert', 'render', 'assemble', 'webhook'];
+const EXPECTED: Record<string, number> = { redis: 1, apiPrimary: 1, apiWorkers: 2, ...Object.fromEntries(STAGES.map((stage) => [stage, stage === 'mineru' ? 0 : 1])), webhook: 1, workerProcesses: 2 };
+/** Distinct processes: a shared consumer counts once however many stages it consumes. */
+const EXPECTED_PROCESSES = EXPECTED.redis! + EXPECTED.apiPrimary! + EXPECTED.apiWorkers! + EXPECTED.workerProcesses!;
 
 /** What this test started and still runs: by its prefix in the environment, or (redis-server, which overwrites its environment) by its directory. */
 function leftovers(): number[] {
@@ -98,9 +111,12 @@ afterAll(async () => {
 }, 90_000);
 
 describe('npm start (apps/supervisor)', () => {
-  it('runs a private redis-server under DATA_DIR/redis, the API cluster and one consumer per stage', () => {
+  it('runs a private redis-server under DATA_DIR/redis, the API cluster, the light stages in one process, OCR alone, no mineru', () => {
     const t = tree();
     expect(roleCounts(t)).toEqual(EXPECTED);
+    const [shared] = t.consumers.extract;
+    expect(shared!.args.slice(shared!.args.findIndex((a) => a.endsWith('apps/worker/dist/main.js')) + 1)).toEqual(SHARED_ROLES);
+    expect(t.consumers.ocr[0]!.pid).not.toBe(shared!.pid);
     expect(readlinkSync(`/proc/${t.redis[0]!.pid}/cwd`)).toBe(join(dataDir!, 'redis'));
     // The API workers are the cluster primary's children.
     expect(t.apiWorkers.every((w) => w.ppid === t.apiPrimary[0]!.pid)).toBe(true);
@@ -117,7 +133,7 @@ describe('npm start (apps/supervisor)', () => {
     }
   }, 90_000);
 
-  it('a SIGKILLed consumer is replaced, and the next document still completes', async () => {
+  it('a SIGKILLed shared consumer is replaced, and the next document still completes', async () => {
     const [victim] = tree().consumers.extract;
     expect(victim).toBeDefined();
     process.kill(victim!.pid, 'SIGKILL');
@@ -132,14 +148,14 @@ describe('npm start (apps/supervisor)', () => {
     expect(isRunning(replacement.pid)).toBe(true);
     // The supervisor noticed the crash (a warning, so it shows at LOG_LEVEL=warn).
     const crash = jsonLines(supervisor!.stdoutLines()).find((l) => l.message === 'process exited unexpectedly; restarting' && l.childPid === victim!.pid);
-    expect(crash).toMatchObject({ process: 'extract-1', signal: 'SIGKILL' });
+    expect(crash).toMatchObject({ process: 'shared', signal: 'SIGKILL' });
     await uploadAndComplete('pdflatex-image.pdf');
     expect(roleCounts(tree())).toEqual(EXPECTED);
   }, 120_000);
 
   it('SIGINT: exits 0 and leaves no process running (API workers, consumers, redis-server)', async () => {
     tree();
-    expect(seenPids.size).toBeGreaterThanOrEqual(Object.values(EXPECTED).reduce((a, b) => a + b, 0) + 1); // + the replacement consumer
+    expect(seenPids.size).toBeGreaterThanOrEqual(EXPECTED_PROCESSES + 1); // + the replacement consumer
     const exit = await supervisor!.stop('SIGINT', 45_000);
     expect(exit).toEqual({ code: 0, signal: null });
     expect([...seenPids].filter(isRunning)).toEqual([]);

@@ -1,3 +1,4 @@
+import cluster from 'node:cluster';
 import { ConfigError, EXIT_CONFIG_ERROR, loadConfig } from '@readpack/config';
 import { createLogger } from '@readpack/logging';
 import { startApi } from './server.js';
@@ -30,6 +31,10 @@ async function main(): Promise<void> {
   process.on('message', (message) => {
     if (message === 'shutdown') stop('shutdown');
   });
+  // Started directly by `npm start` (API_INSTANCES=1) with an IPC channel: when the supervisor dies,
+  // stop rather than hold the port unsupervised. A cluster worker's channel is its primary's, which
+  // stops its workers itself.
+  if (process.send && cluster.isPrimary) process.on('disconnect', () => stop('parent gone'));
 }
 
 main().catch((error: unknown) => {

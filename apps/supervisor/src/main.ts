@@ -2,21 +2,24 @@ import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ConfigError, EXIT_CONFIG_ERROR, STAGES, loadConfig, type Config, type Stage } from '@readpack/config';
+import { ConfigError, EXIT_CONFIG_ERROR, loadConfig, type Config, type ConsumerRole } from '@readpack/config';
 import { createLogger } from '@readpack/logging';
 import { acquirePidLock } from './pid-lock.js';
 import { ProcessSupervisor } from './process-supervisor.js';
 import { ensureRedisServer, findFreePort, privateRedisSpec, stopStaleRedis, waitForRedis } from './redis-server.js';
 import { libreOfficePresent, planConversion } from './conversion.js';
+import { apiEntry, consumerCounts, planConsumerProcesses } from './process-plan.js';
 import { aptInstallCommand, ensureSystemPackages, hasLanguageData, packagesOf, redisServerRequirement, runtimeRequirements } from './system-packages.js';
 
 /**
  * `npm start`: everything on one machine, the way PM2 would run it, without PM2 — a private
- * Redis (unless REDIS_URL is given), the API cluster and the consumers of every stage.
+ * Redis (unless REDIS_URL is given), the API (one process, or a cluster of API_INSTANCES) and the
+ * consumers of every stage that has work to do, light ones sharing a process (process-plan.ts).
  */
 
 const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const API_CLUSTER = join(REPO_ROOT, 'apps/api/dist/cluster.js');
+const API_MAIN = join(REPO_ROOT, 'apps/api/dist/main.js');
 const WORKER_MAIN = join(REPO_ROOT, 'apps/worker/dist/main.js');
 
 /** Beyond the apps' own grace: the API cluster needs a moment after its workers to exit itself. */
@@ -174,7 +177,7 @@ async function startPrivateRedis(env: NodeJS.ProcessEnv): Promise<string | undef
 }
 
 async function main(): Promise<void> {
-  for (const script of [API_CLUSTER, WORKER_MAIN]) {
+  for (const script of [API_CLUSTER, API_MAIN, WORKER_MAIN]) {
     if (!existsSync(script)) {
       console.error(`${script} is missing: run \`npm run build\` first (\`npm start\` does).`);
       process.exit(1);
@@ -182,6 +185,9 @@ async function main(): Promise<void> {
   }
   // Absolute, so every child agrees on it whatever its own working directory.
   const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: resolve(config.dataDir) };
+  // Decided before anything starts: a contradictory request stops here, with nothing to undo.
+  const counts = consumerPlanCounts();
+  const consumers = planConsumerProcesses(counts, config.sharedProcessStages);
   await ensureSystemDependencies();
   if (shutdownRequested.signal.aborted) return;
   if (!config.redis.explicit) {
@@ -192,29 +198,37 @@ async function main(): Promise<void> {
   }
   if (shutdownRequested.signal.aborted) return;
 
-  supervisor.start({ name: 'api', command: process.execPath, args: [API_CLUSTER], env, ipc: true, finalExitCodes: [EXIT_CONFIG_ERROR] });
-  const consumers = Object.fromEntries(STAGES.map((stage) => [stage, stage === 'convert' ? convertConsumers() : config.stages[stage].consumers])) as Record<Stage, number>;
-  for (const stage of STAGES) {
-    for (let i = 1; i <= consumers[stage]; i += 1) {
-      supervisor.start({
-        name: `${stage}-${i}`,
-        command: process.execPath,
-        args: [WORKER_MAIN, stage],
-        ipc: true,
-        finalExitCodes: [EXIT_CONFIG_ERROR],
-        env: { ...env, READPACK_STAGE: stage },
-      });
-    }
-  }
-  // Webhook delivery consumes its own queue (not a pipeline stage): argument only, no READPACK_STAGE.
-  for (let i = 1; i <= config.webhooks.consumers; i += 1) {
-    supervisor.start({ name: `webhook-${i}`, command: process.execPath, args: [WORKER_MAIN, 'webhook'], ipc: true, finalExitCodes: [EXIT_CONFIG_ERROR], env });
+  supervisor.start({ name: 'api', command: process.execPath, args: [join(REPO_ROOT, apiEntry(config.http.apiInstances))], env, ipc: true, finalExitCodes: [EXIT_CONFIG_ERROR] });
+  for (const consumer of consumers) {
+    supervisor.start({
+      name: consumer.name,
+      command: process.execPath,
+      // One argument per role: `ps` shows what each process consumes.
+      args: [WORKER_MAIN, ...consumer.roles],
+      ipc: true,
+      finalExitCodes: [EXIT_CONFIG_ERROR],
+      env,
+    });
   }
   logger.info('supervising', {
     redis: config.redis.explicit ? 'external' : 'private',
     apiInstances: config.http.apiInstances,
-    consumers: { ...consumers, webhook: config.webhooks.consumers },
+    consumers: counts,
+    processes: consumers.map((c) => `${c.name}: ${c.roles.join(',')}`),
   });
+}
+
+/** Consumers per role; a contradictory request (mineru without MINERU_URL) stops the start like any configuration error. */
+function consumerPlanCounts(): Record<ConsumerRole, number> {
+  try {
+    return consumerCounts(config, convertConsumers());
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(err.message);
+      process.exit(EXIT_CONFIG_ERROR);
+    }
+    throw err;
+  }
 }
 
 main().catch((err: unknown) => fail('supervisor failed to start', { error: err instanceof Error ? err.stack : String(err) }));

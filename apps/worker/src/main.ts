@@ -1,19 +1,28 @@
-import { ConfigError, EXIT_CONFIG_ERROR, loadConfig, STAGES, type Stage } from '@readpack/config';
+import { ConfigError, CONSUMER_ROLES, EXIT_CONFIG_ERROR, loadConfig, parseRoleList, type Config, type ConsumerRole } from '@readpack/config';
 import { createLogger } from '@readpack/logging';
-import { startConsumer } from './runner.js';
-import { startWebhookConsumer } from './webhooks/consumer.js';
+import { startConsumerGroup } from './consumer-group.js';
 import { assertAllStagesHandled } from './stages/index.js';
 
 /**
- * One consumer process for one stage: `node apps/worker/dist/main.js <stage>` (or READPACK_STAGE).
- * Each stage runs in processes of its own so operators scale it alone.
+ * A consumer process: `node apps/worker/dist/main.js <stage> [<stage>…]` (or READPACK_STAGES, or
+ * READPACK_STAGE). One stage per process scales it alone; several light stages may share one
+ * process so a small install runs fewer (consumer-group.ts).
  */
+function rolesOf(args: readonly string[], config: Config): readonly ConsumerRole[] {
+  if (args.length > 0) {
+    const roles = parseRoleList(args.join(','));
+    if (!roles) throw new ConfigError([{ variable: 'argument', message: `${args.join(' ')}: give stages among ${CONSUMER_ROLES.join(', ')}` }]);
+    return roles;
+  }
+  const roles = config.workerStages ?? (config.stage ? [config.stage] : undefined);
+  if (!roles) throw new ConfigError([{ variable: 'READPACK_STAGES', message: `give stages among ${CONSUMER_ROLES.join(', ')} (arguments, READPACK_STAGES or READPACK_STAGE)` }]);
+  return roles;
+}
+
 async function main(): Promise<void> {
   const config = loadConfig();
-  const stage = (process.argv[2] ?? config.stage) as Stage | 'webhook' | undefined;
-  if (!stage || !([...STAGES, 'webhook'] as readonly string[]).includes(stage)) {
-    throw new ConfigError([{ variable: 'READPACK_STAGE', message: `give one of ${STAGES.join(', ')}, webhook (argument or READPACK_STAGE)` }]);
-  }
+  const roles = rolesOf(process.argv.slice(2), config);
+  const stage = roles.join('+');
   assertAllStagesHandled();
   const logger = createLogger({ level: config.logLevel, component: `worker-${stage}`, format: config.logFormat });
   // Signals are handled from the start: a consumer takes jobs before startConsumer has resolved
@@ -37,8 +46,7 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
-  // Webhook delivery is a consumer of its own queue, not a pipeline stage: it never touches a job record.
-  running.consumer = stage === 'webhook' ? await startWebhookConsumer(config, logger) : await startConsumer(stage, config, logger);
+  running.consumer = await startConsumerGroup(roles, config, logger);
   if (stopping) void close();
   // Started by `npm start` (or PM2) with an IPC channel: when the parent dies, stop rather than
   // run on unsupervised. The job in hand finishes or is taken over; nothing is lost.

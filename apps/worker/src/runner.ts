@@ -4,7 +4,7 @@ import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Config, Stage } from '@readpack/config';
 import { deadLettered, JOB_ERRORS, JobStateStore, LeaseLostError, type JobErrorCode, type JobRef, type Lease } from '@readpack/job-state';
 import { jobLogger, PROCESS_IDENTITY, type Logger } from '@readpack/logging';
-import { openStorage } from '@readpack/package-store';
+import { openStorage, type Storage } from '@readpack/package-store';
 import { bullPrefix, bullWorkerLeaseOptions, CONVERTER_REFRESH_MS, jobOptionOverrides, leaseSettings, publishConverter, QueueProducer, QUEUES, readConverter, WebhookEnqueuer, type LeaseSettings, type PayloadOf } from '@readpack/queues';
 import { createConsumerConnection } from '@readpack/redis';
 import type { Redis } from 'ioredis';
@@ -21,6 +21,8 @@ import { startConsumerMetrics } from './metrics.js';
 export interface RunningConsumer {
   stage: Stage;
   worker: Worker;
+  /** This stage's view of the job-state store (its lease length). */
+  state: JobStateStore;
   /** Stops taking jobs, lets running ones finish within the grace period, releases everything. */
   close(graceMs?: number): Promise<void>;
 }
@@ -43,29 +45,64 @@ interface RunnerContext {
 }
 
 /**
- * Starts one stage's BullMQ consumer in this process, plus the stage's dead-letter worker and the
- * shared maintenance worker (see maintenance/maintenance.ts).
+ * What the consumers of one process share: one Redis connection (BullMQ duplicates it for each
+ * worker's blocking reads), the blob store, the producer and the webhook enqueuer.
  */
-export async function startConsumer(stage: Stage, config: Config, logger: Logger): Promise<RunningConsumer> {
-  const handler = await handlerFor(stage);
-  const lease = leaseSettings(stage, config.leases);
-  const connection = createConsumerConnection({ url: config.redis.url }, `readpack-${stage}:${PROCESS_IDENTITY}`);
-  connection.on('error', (error: Error) => logger.warn('redis connection error', { stage, error: error.message }));
-  const webhooks = new WebhookEnqueuer(connection, config.redis.prefix, config.webhooks, (error) => logger.warn('webhook queue connection error', { stage, error: error.message }));
-  const state = new JobStateStore(connection, {
-    prefix: config.redis.prefix,
-    ttl: { queuedSeconds: config.ttl.queuedSeconds, processingSeconds: config.ttl.processingSeconds, resultSeconds: config.ttl.resultSeconds },
-    // The record's lease is the BullMQ lock: both lapse together when this process dies.
-    leaseMs: lease.lockDuration,
-    actor: PROCESS_IDENTITY,
-    // Every end this consumer (or its sweeper) writes enqueues the job's webhook, if it has one.
-    onTerminal: (notice) => webhooks.notify(notice),
-  });
+export interface ConsumerResources {
+  connection: Redis;
+  storage: Storage;
+  producer: QueueProducer;
+  webhooks: WebhookEnqueuer;
+  close(): Promise<void>;
+}
+
+/** `name` tells the process's connections apart in CLIENT LIST and its warnings (the stage, or the stages it serves). */
+export async function openConsumerResources(name: string, config: Config, logger: Logger): Promise<ConsumerResources> {
+  const connection = createConsumerConnection({ url: config.redis.url }, `readpack-${name}:${PROCESS_IDENTITY}`);
+  connection.on('error', (error: Error) => logger.warn('redis connection error', { stage: name, error: error.message }));
+  const webhooks = new WebhookEnqueuer(connection, config.redis.prefix, config.webhooks, (error) => logger.warn('webhook queue connection error', { stage: name, error: error.message }));
   const storage = await openStorage(resolve(config.dataDir), config.storage.s3);
   const producer = new QueueProducer(connection, config.redis.prefix, {
     overrides: jobOptionOverrides(config),
-    onError: (error) => logger.warn('queue connection error', { stage, error: error.message }),
+    onError: (error) => logger.warn('queue connection error', { stage: name, error: error.message }),
   });
+  return {
+    connection,
+    storage,
+    producer,
+    webhooks,
+    async close() {
+      await Promise.all([producer.close(), webhooks.close()]);
+      connection.disconnect();
+    },
+  };
+}
+
+/** The job-state store as one stage's consumers write it: the record's lease is that stage's BullMQ lock. */
+export function stageStateStore(stage: Stage, resources: ConsumerResources, config: Config): JobStateStore {
+  return new JobStateStore(resources.connection, {
+    prefix: config.redis.prefix,
+    ttl: { queuedSeconds: config.ttl.queuedSeconds, processingSeconds: config.ttl.processingSeconds, resultSeconds: config.ttl.resultSeconds },
+    // The record's lease is the BullMQ lock: both lapse together when this process dies.
+    leaseMs: leaseSettings(stage, config.leases).lockDuration,
+    actor: PROCESS_IDENTITY,
+    // Every end this consumer (or its sweeper) writes enqueues the job's webhook, if it has one.
+    onTerminal: (notice) => resources.webhooks.notify(notice),
+  });
+}
+
+/**
+ * Starts one stage's BullMQ consumer in this process, plus the stage's dead-letter worker. Alone
+ * (no `shared`), it opens its own resources and runs the process's maintenance worker (see
+ * maintenance/maintenance.ts); given `shared`, the process that passed them owns both
+ * (consumer-group.ts).
+ */
+export async function startConsumer(stage: Stage, config: Config, logger: Logger, shared?: ConsumerResources): Promise<RunningConsumer> {
+  const handler = await handlerFor(stage);
+  const lease = leaseSettings(stage, config.leases);
+  const resources = shared ?? (await openConsumerResources(stage, config, logger));
+  const { connection, storage, producer } = resources;
+  const state = stageStateStore(stage, resources, config);
   const needed: Partial<NeedTypes> = await createServices(handler.needs, stage, config, (message, meta) => logger.warn(message, { stage, ...meta }));
   const converterBeat = needed.libreoffice ? await announceConverter(needed.libreoffice, connection, config, logger) : undefined;
   if (handler.configureQueue) {
@@ -103,12 +140,13 @@ export async function startConsumer(stage: Stage, config: Config, logger: Logger
     if (job?.deferredFailure) logger.error('BullMQ failed a job past its own poison bound', { stage, bullJobId: job.id, error: error.message });
   });
   const deadLetterWorker = startDeadLetterWorker(stage, { connection, prefix: config.redis.prefix, state, producer, logger });
-  const maintenance = await startMaintenance({ config, connection, state, storage, logger });
+  const maintenance = shared ? undefined : await startMaintenance({ config, connection, state, storage, logger });
   logger.info('consumer started', { stage, concurrency: config.stages[stage].concurrency, ...lease });
 
   return {
     stage,
     worker,
+    state,
     async close(graceMs = config.shutdownGraceMs) {
       logger.info('consumer stopping', { stage, graceMs });
       // worker.close() waits for running jobs with no bound of its own; past the grace period we
@@ -124,10 +162,10 @@ export async function startConsumer(stage: Stage, config: Config, logger: Logger
       // Availability lapses with its TTL rather than being deleted: other convert consumers may still run.
       clearInterval(converterBeat);
       await metrics.close();
-      await Promise.all([deadLetterWorker.close(), maintenance.close()]);
+      await Promise.all([deadLetterWorker.close(), maintenance?.close()]);
       await closeServices(needed);
-      await Promise.all([producer.close(), ctx.deadLetters.close(), webhooks.close()]);
-      connection.disconnect();
+      await ctx.deadLetters.close();
+      if (!shared) await resources.close();
     },
   };
 }

@@ -17,7 +17,9 @@ export class ThreadPool<Task extends object, Outcome> {
   ) {
     this.pool = new Piscina({
       filename: compiledSibling(taskModule),
-      minThreads: 1,
+      // No thread before the first task: an idle consumer (or a shared process whose stage gets
+      // no work) holds no parser or renderer; the first task pays a thread's start-up instead.
+      minThreads: 0,
       maxThreads: options.threads,
       idleTimeout: 60_000,
       resourceLimits: { maxOldGenerationSizeMb: options.maxHeapMb },

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { VARIABLES } from './variables.js';
-import { STAGES, type Stage } from './stages.js';
+import { STAGES, type ConsumerRole, type Stage } from './stages.js';
 
 
 type Shape = { [V in (typeof VARIABLES)[number] as V['name']]: V['schema'] };
@@ -53,6 +53,8 @@ export interface Config {
     budgetMs: number;
     retryDelayMs: number;
     pollIntervalMs: number;
+    /** MINERU_CONSUMERS was given (`npm start` refuses a count above 0 without a URL; unset follows the URL). */
+    consumersExplicit: boolean;
   };
   /** Webhooks on terminal states (docs/webhooks.md). */
   webhooks: {
@@ -86,6 +88,11 @@ export interface Config {
   /** Unset: chosen by the logger from whether stdout is a terminal. */
   logFormat: 'json' | 'pretty' | undefined;
   stage: Stage | undefined;
+  /** READPACK_STAGES: what one worker process consumes, when given as a list. */
+  workerStages: readonly ConsumerRole[] | undefined;
+  /** `npm start`: the roles that share one consumer process while each runs one consumer (SHARED_PROCESS_STAGES). */
+  sharedProcessStages: readonly ConsumerRole[];
+  /** `stages.mineru.consumers` is MINERU_CONSUMERS, or 1 with MINERU_URL and 0 without. */
   stages: Record<Stage, { concurrency: number; consumers: number }>;
   /**
    * LibreOffice conversion. `stages.convert.consumers` is CONVERT_CONSUMERS or 1; `consumersExplicit`
@@ -178,6 +185,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       budgetMs: e.MINERU_BUDGET_MS,
       retryDelayMs: e.MINERU_RETRY_DELAY_MS,
       pollIntervalMs: e.MINERU_POLL_INTERVAL_MS,
+      consumersExplicit: e.MINERU_CONSUMERS !== undefined,
     },
     webhooks: {
       secrets: tenantPairs('WEBHOOK_SECRETS', e.WEBHOOK_SECRETS, (v) => v.length >= 16 || 'a secret of at least 16 characters'),
@@ -208,10 +216,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: e.LOG_LEVEL,
     logFormat: e.LOG_FORMAT,
     stage: e.READPACK_STAGE,
+    workerStages: e.READPACK_STAGES,
+    sharedProcessStages: e.SHARED_PROCESS_STAGES,
     stages: Object.fromEntries(
       STAGES.map((stage) => {
         const name = stage.toUpperCase() as Uppercase<Stage>;
-        return [stage, { concurrency: e[`${name}_CONCURRENCY`], consumers: e[`${name}_CONSUMERS`] ?? 1 }];
+        // Without MINERU_URL nothing is routed to MinerU (engine-choice.ts, the API's engine check).
+        const unset = stage === 'mineru' && e.MINERU_URL === undefined ? 0 : 1;
+        return [stage, { concurrency: e[`${name}_CONCURRENCY`], consumers: e[`${name}_CONSUMERS`] ?? unset }];
       }),
     ) as Config['stages'],
     convert: { consumersExplicit: e.CONVERT_CONSUMERS !== undefined, timeoutMs: e.CONVERT_TIMEOUT_MS, sofficePath: e.SOFFICE_PATH },

@@ -1,4 +1,4 @@
 export { loadConfig, ConfigError, type Config, type S3Config } from './config.js';
-export { STAGES, type Stage } from './stages.js';
+export { CONSUMER_ROLES, parseRoleList, STAGES, type ConsumerRole, type Stage } from './stages.js';
 export { describeConfig, renderConfigTable, type ConfigVariable } from './variables.js';
 export { EXIT_CONFIG_ERROR, RESTART_BACKOFF, RestartBackoff, restartDelay, type BackoffPolicy } from './process-policy.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { STAGES } from './stages.js';
+import { CONSUMER_ROLES, parseRoleList, STAGES } from './stages.js';
 
 /**
  * Every environment variable Readpack reads, with its default and meaning. This table is the one
@@ -13,6 +13,12 @@ export interface ConfigVariable {
 }
 
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+/** A comma list of consumer roles (stages, `webhook`). */
+const roleList = z.string().transform((text, ctx) => {
+  const roles = parseRoleList(text);
+  if (!roles) ctx.addIssue({ code: 'custom', message: `a comma list of ${CONSUMER_ROLES.join(', ')}` });
+  return roles ?? [];
+});
 const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
   .transform((v) => v === 'true' || v === '1' || v === 'yes');
@@ -24,7 +30,7 @@ export const VARIABLES = [
   { name: 'REDIS_COMMAND_TIMEOUT_MS', schema: int(50, 60_000).default(1_000), description: 'API side: a Redis command slower than this answers 503 instead of hanging the request.' },
   { name: 'HOST', schema: z.string().min(1).default('127.0.0.1'), description: 'Address the API binds to. Use 0.0.0.0 in containers.' },
   { name: 'PORT', schema: int(0, 65_535).default(3_000), description: 'API port, shared by all API processes.' },
-  { name: 'API_INSTANCES', schema: int(1, 64).default(2), description: '`npm start`: API processes sharing the port (node:cluster).' },
+  { name: 'API_INSTANCES', schema: int(1, 64).default(1), description: '`npm start`: API processes sharing the port. 1: one plain API process; more: node:cluster, whose primary (one more Node process, ≈85 MB) forks them. The `api` container always runs the cluster (docker-compose.yml).' },
   { name: 'PUBLIC_BASE_URL', schema: z.url({ protocol: /^https?$/ }).optional(), description: 'Base of every URL in answers (status, package, assets). Unset: taken from each request\'s `Host`, which must then be one of TRUSTED_HOSTS in production; never stored.' },
   { name: 'TRUSTED_HOSTS', schema: z.string().optional(), description: 'Comma-separated `Host` values (`api.example.com`, `api.example.com:8443`) requests may carry; URLs in answers are built from the request\'s own. Another host answers 400. In production (`NODE_ENV=production` or `READPACK_ENV` other than `development`) this or PUBLIC_BASE_URL is required.' },
   { name: 'DATA_DIR', schema: z.string().min(1).default('./.data'), description: 'With `STORAGE=local`: blob store, reading packages, upload spool, shared by API and workers. Always: the secret key and the private Redis of `npm start`. With `STORAGE=s3` each process may have its own (it holds only that process\'s upload spool).' },
@@ -48,7 +54,9 @@ export const VARIABLES = [
   { name: 'ADMIN_TOKEN', schema: z.string().min(16).optional(), description: 'Full Bull Board access (/admin/queues) with `Authorization: Bearer` or HTTP Basic (any user; the token is the password). Never a tenant key. Unset: Bull Board answers loopback clients in single-tenant dev mode only.' },
   { name: 'LOG_LEVEL', schema: z.enum(['error', 'warn', 'info', 'debug']).default('info'), description: 'Winston log level.' },
   { name: 'LOG_FORMAT', schema: z.enum(['json', 'pretty']).optional(), description: 'Log lines: `json` (one object per line, for files and containers) or `pretty` (short coloured lines for people). Unset: `pretty` when stdout is a terminal, else `json`.' },
-  { name: 'READPACK_STAGE', schema: z.enum(STAGES).optional(), description: 'Worker process: the one stage it consumes (or pass it as the first argument).' },
+  { name: 'READPACK_STAGE', schema: z.enum(STAGES).optional(), description: 'Worker process: the one stage it consumes (or pass it as the first argument). READPACK_STAGES wins when both are set.' },
+  { name: 'READPACK_STAGES', schema: roleList.optional(), description: `Worker process: the stages it consumes, comma-separated (\`extract,assemble\`; any of ${CONSUMER_ROLES.join(', ')}), one BullMQ worker each with its own concurrency, in one process. Arguments win: \`node apps/worker/dist/main.js extract assemble\`.` },
+  { name: 'SHARED_PROCESS_STAGES', schema: roleList.default(['extract', 'convert', 'render', 'mineru', 'assemble', 'webhook']), description: '`npm start`: the stages (and `webhook`) that share one consumer process when each runs one consumer. A stage given more than one consumer (`<STAGE>_CONSUMERS=2`) runs in processes of its own; a stage not listed always does. OCR is left out by default: its tesseract workers are the heavy, ever-growing memory.' },
   { name: 'EXTRACT_CONCURRENCY', schema: int(1, 64).default(2), description: 'Jobs one extract consumer runs at once (each parse runs in its own worker thread).' },
   { name: 'ASSEMBLE_CONCURRENCY', schema: int(1, 64).default(4), description: 'Jobs one assemble consumer runs at once (I/O bound).' },
   { name: 'EXTRACT_CONSUMERS', schema: int(0, 64).default(1), description: '`npm start`: extract consumer processes.' },
@@ -58,7 +66,7 @@ export const VARIABLES = [
   { name: 'MINERU_CONCURRENCY', schema: int(1, 64).default(4), description: 'MinerU tasks one mineru consumer polls at once (I/O bound; the global cap is MINERU_MAX_CONCURRENCY).' },
   { name: 'RENDER_CONSUMERS', schema: int(0, 64).default(1), description: '`npm start`: render consumer processes.' },
   { name: 'OCR_CONSUMERS', schema: int(0, 64).default(1), description: '`npm start`: OCR consumer processes.' },
-  { name: 'MINERU_CONSUMERS', schema: int(0, 64).default(1), description: '`npm start`: mineru consumer processes.' },
+  { name: 'MINERU_CONSUMERS', schema: int(0, 64).optional(), description: '`npm start`: mineru consumer processes. Unset: 1 when MINERU_URL is set, else 0 (nothing is routed to MinerU then). More than 0 without MINERU_URL is a configuration error.' },
   { name: 'CONVERT_CONCURRENCY', schema: int(1, 1).default(1), description: 'Fixed at 1: a convert consumer runs one LibreOffice at a time in its own profile (packages/queues/src/stages/convert.config.ts). Scale with CONVERT_CONSUMERS.' },
   { name: 'CONVERT_CONSUMERS', schema: int(0, 64).optional(), description: '`npm start`: convert consumer processes (LibreOffice → PDF for PPT, RTF, ODT, ODP and DOC files word-extractor cannot read). Unset: 1 when LibreOffice (`soffice`) is installed, else 0 and those uploads answer 415 `converter_unavailable`.' },
   { name: 'CONVERT_TIMEOUT_MS', schema: int(5_000, 3_600_000).default(120_000), description: 'A LibreOffice conversion running longer is killed (its whole process group) and the job fails with `conversion_timeout`.' },

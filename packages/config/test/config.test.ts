@@ -7,7 +7,7 @@ import { ConfigError, loadConfig, renderConfigTable } from '../src/index.js';
 describe('configuration', () => {
   it('has working defaults', () => {
     const config = loadConfig({});
-    expect(config.http).toMatchObject({ port: 3000, host: '127.0.0.1', apiInstances: 2 });
+    expect(config.http).toMatchObject({ port: 3000, host: '127.0.0.1', apiInstances: 1 });
     expect(config.redis).toMatchObject({ url: 'redis://127.0.0.1:6379', explicit: false, prefix: 'readpack' });
     expect(config.ttl.resultSeconds).toBe(86_400);
   });
@@ -31,6 +31,35 @@ describe('configuration', () => {
     expect(loadConfig({ CONVERT_CONSUMERS: '0' }).convert.consumersExplicit).toBe(true);
     expect(loadConfig({ CONVERT_CONSUMERS: '0' }).stages.convert.consumers).toBe(0);
     expect(() => loadConfig({ CONVERT_CONCURRENCY: '2' })).toThrow(ConfigError);
+  });
+
+  it('READPACK_STAGES: a comma list of stages (and webhook), in order, each once; anything else is a ConfigError naming it', () => {
+    expect(loadConfig({}).workerStages).toBeUndefined();
+    expect(loadConfig({ READPACK_STAGES: 'extract, assemble,extract,webhook' }).workerStages).toEqual(['extract', 'assemble', 'webhook']);
+    for (const bad of ['extract,nope', ',', 'Extract']) {
+      let error: unknown;
+      try {
+        loadConfig({ READPACK_STAGES: bad });
+      } catch (e) {
+        error = e;
+      }
+      expect(error).toBeInstanceOf(ConfigError);
+      expect((error as ConfigError).problems.map((p) => p.variable)).toEqual(['READPACK_STAGES']);
+    }
+  });
+
+  it('SHARED_PROCESS_STAGES: every role but OCR by default', () => {
+    expect(loadConfig({}).sharedProcessStages).toEqual(['extract', 'convert', 'render', 'mineru', 'assemble', 'webhook']);
+    expect(loadConfig({ SHARED_PROCESS_STAGES: 'extract,assemble' }).sharedProcessStages).toEqual(['extract', 'assemble']);
+    expect(() => loadConfig({ SHARED_PROCESS_STAGES: 'extract,pdf' })).toThrow(ConfigError);
+  });
+
+  it('mineru consumers follow MINERU_URL unless MINERU_CONSUMERS is given', () => {
+    expect(loadConfig({}).stages.mineru.consumers).toBe(0);
+    expect(loadConfig({ MINERU_URL: 'http://mineru:8000' }).stages.mineru.consumers).toBe(1);
+    expect(loadConfig({ MINERU_URL: 'http://mineru:8000', MINERU_CONSUMERS: '3' }).stages.mineru.consumers).toBe(3);
+    expect(loadConfig({ MINERU_CONSUMERS: '2' }).mineru.consumersExplicit).toBe(true);
+    expect(loadConfig({}).mineru.consumersExplicit).toBe(false);
   });
 
   it('treats empty values as unset', () => {
