@@ -46,6 +46,8 @@ const THROUGHPUT_DOCS: Record<Format, number> = {
 const LATENCY_DOCS: Record<Format, number> = { docx: 40, pdf: 40, xlsx: 40, png: 10 };
 if (process.env.BENCH_LATENCY_DOCS) for (const format of FORMATS) LATENCY_DOCS[format] = Number(process.env.BENCH_LATENCY_DOCS);
 const WARM_UP_DOCS = 4;
+/** Documents of the MONITOR pass that counts round trips. */
+const COUNTED_DOCS = 10;
 /** Goals of issue 14: throughput ≥ 0.8× the parser alone; DOCX p50 ≤ parse p50 + 15 ms. */
 const THROUGHPUT_GOAL = 0.8;
 const LATENCY_GOAL_MS = 15;
@@ -240,6 +242,32 @@ async function jobsOf(redis: Redis, prefix: string, jobId: string): Promise<stri
   return found;
 }
 
+/**
+ * Client round trips per document (MONITOR: what clients send, not the commands scripts run
+ * inside Redis), the documents one at a time, less what the idle deployment sends in as long.
+ * A separate pass: MONITOR slows Redis, so no timed run has it on.
+ */
+async function roundTrips(redisUrl: string, deployment: Deployment, files: string[], format: Format): Promise<number> {
+  const monitor = await new Redis(redisUrl).monitor();
+  let sent = 0;
+  monitor.on('monitor', (_time: string, _args: string[], source: string) => {
+    if (source !== 'lua') sent += 1;
+  });
+  try {
+    const idleSeconds = 3;
+    await new Promise((r) => setTimeout(r, idleSeconds * 1000));
+    const idlePerSecond = sent / idleSeconds;
+    sent = 0;
+    const started = performance.now();
+    await runThrough(deployment, redisUrl, files, format, 1);
+    const seconds = (performance.now() - started) / 1000;
+    // The bench's own XREADs (one per status change it waits through) are not the pipeline's.
+    return Math.max(0, sent - idlePerSecond * seconds) / files.length;
+  } finally {
+    monitor.disconnect();
+  }
+}
+
 interface FormatResult {
   format: Format;
   docs: number;
@@ -251,6 +279,7 @@ interface FormatResult {
   parseP50: number;
   parseP99: number;
   commands: Map<string, number>;
+  roundTrips: number;
   jobs: string[];
 }
 
@@ -262,17 +291,18 @@ async function main(): Promise<void> {
   const profileDir = process.env.BENCH_CPU_PROFILE;
   if (profileDir) mkdirSync(profileDir, { recursive: true });
 
-  const files = new Map<Format, { warmUp: string[]; throughput: string[]; latency: string[]; second: string[] }>();
+  const files = new Map<Format, { warmUp: string[]; throughput: string[]; latency: string[]; counted: string[]; second: string[] }>();
   for (const format of FORMATS) {
     const count = THROUGHPUT_DOCS[format];
     files.set(format, {
       throughput: await writeDocuments(docsDir, format, 0, count),
       latency: await writeDocuments(docsDir, format, count, LATENCY_DOCS[format]),
       warmUp: await writeDocuments(docsDir, format, 100_000, WARM_UP_DOCS),
+      counted: await writeDocuments(docsDir, format, 300_000, COUNTED_DOCS),
       second: format === 'docx' ? await writeDocuments(docsDir, format, 200_000, count) : [],
     });
   }
-  console.log(`generated ${[...files.values()].reduce((n, f) => n + f.throughput.length + f.latency.length + f.warmUp.length + f.second.length, 0)} documents in ${docsDir}`);
+  console.log(`generated ${[...files.values()].reduce((n, f) => n + f.throughput.length + f.latency.length + f.warmUp.length + f.counted.length + f.second.length, 0)} documents in ${docsDir}`);
 
   const { url: redisUrl } = await benchRedis(['--save', '', '--appendonly', 'no']);
   const stats = new Redis(redisUrl);
@@ -299,6 +329,7 @@ async function main(): Promise<void> {
     console.log(`${format}: latency, one at a time`);
     const latency = await runThrough(deployment, redisUrl, set.latency, format, 1);
     const jobs = await jobsOf(stats, deployment.prefix, latency.results.at(-1)!.jobId);
+    const trips = await roundTrips(redisUrl, deployment, set.counted, format);
     console.log(`${format}: the parser alone in ${CORES} processes, then in one`);
     const alone = await parserAlone(format, set.throughput, CORES);
     const parseTimes = (await parserAlone(format, set.latency, 1)).ms;
@@ -314,6 +345,7 @@ async function main(): Promise<void> {
       parseP50: percentile(parseTimes, 50),
       parseP99: percentile(parseTimes, 99),
       commands,
+      roundTrips: trips,
       jobs,
     });
   }
@@ -338,7 +370,7 @@ async function main(): Promise<void> {
   const commandRows = results.map((r) => {
     const total = [...r.commands.values()].reduce((a, b) => a + b, 0);
     const top = [...r.commands].slice(0, 6).map(([cmd, n]) => `${cmd} ${f(n)}`).join(', ');
-    return `| ${FORMAT_NAMES[r.format]} | ${f(total, 0)} | ${top} | ${r.jobs.join(' → ') || '(none found)'} |`;
+    return `| ${FORMAT_NAMES[r.format]} | ${f(r.roundTrips, 0)} | ${f(total, 0)} | ${top} | ${r.jobs.join(' → ') || '(none found)'} |`;
   });
   const rssRows = [...new Set([...idleRss.keys(), ...endRss.keys()])].map((pid) => {
     const name = idleRss.get(pid)?.name ?? endRss.get(pid)!.name;
@@ -382,10 +414,11 @@ async function main(): Promise<void> {
     `Throughput against the parser alone: ${throughputVerdicts.join(', ')}. Latency goal for a one-page DOCX (p50 ≤ parse + ${LATENCY_GOAL_MS} ms) ${latencyVerdict}.`,
     `One → two extract consumers on the same ${CORES} cores: ${f(oneDocx.docsPerSecond)} → ${f(twoDocsPerSecond)} DOCX/s (${f(scaling, 2)}×).`,
     '',
-    `Redis commands per document (INFO commandstats over the run, less the idle deployment's ${f(idleTotal)} commands/s over as long) and the BullMQ jobs one document made:`,
+    `Redis per document: round trips (what clients send, counted with MONITOR over ${COUNTED_DOCS} documents one at a time, less the idle deployment's traffic in as long; the bench's own XREADs included),`,
+    `commands executed including those scripts run inside Redis (INFO commandstats over the throughput run, less the idle deployment's ${f(idleTotal)} commands/s), and the BullMQ jobs one document made:`,
     '',
-    '| documents | commands / document | most frequent | BullMQ jobs |',
-    '| --- | ---: | --- | --- |',
+    '| documents | round trips / document | commands / document | most frequent commands | BullMQ jobs |',
+    '| --- | ---: | ---: | --- | --- |',
     ...commandRows,
     '',
     // Span breakdown: the tracing work (packages/tracing, the OTLP receiver in packages/testing and its
