@@ -250,7 +250,8 @@ async function jobsOf(redis: Redis, prefix: string, jobId: string): Promise<stri
  * A separate pass: MONITOR slows Redis, so no timed run has it on.
  */
 async function roundTrips(redisUrl: string, deployment: Deployment, files: string[], format: Format): Promise<number> {
-  const monitor = await new Redis(redisUrl).monitor();
+  const client = new Redis(redisUrl);
+  const monitor = await client.monitor();
   let sent = 0;
   monitor.on('monitor', (_time: string, _args: string[], source: string) => {
     if (source !== 'lua') sent += 1;
@@ -267,6 +268,7 @@ async function roundTrips(redisUrl: string, deployment: Deployment, files: strin
     return Math.max(0, sent - idlePerSecond * seconds) / files.length;
   } finally {
     monitor.disconnect();
+    client.disconnect();
   }
 }
 
