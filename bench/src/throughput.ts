@@ -272,6 +272,30 @@ async function roundTrips(redisUrl: string, deployment: Deployment, files: strin
   }
 }
 
+/** Microseconds on the monotonic clock V8's CPU profiles use for their sample times. */
+function monotonicMicros(): number {
+  return Number(process.hrtime.bigint() / 1000n);
+}
+
+/** CPU time of a process's main thread (its profile, cpu-profile-preload.ts) inside a window, in ms: samples not `(idle)`. */
+function busyMsIn(profilePath: string, from: number, to: number): number | undefined {
+  let profile: { nodes: { id: number; callFrame: { functionName: string } }[]; samples: number[]; timeDeltas: number[]; startTime: number };
+  try {
+    profile = JSON.parse(readFileSync(profilePath, 'utf8')) as typeof profile;
+  } catch {
+    return undefined;
+  }
+  const idle = new Set(profile.nodes.filter((n) => n.callFrame.functionName === '(idle)').map((n) => n.id));
+  let at = profile.startTime;
+  let busy = 0;
+  profile.samples.forEach((sample, i) => {
+    const delta = profile.timeDeltas[i] ?? 0;
+    at += delta;
+    if (at >= from && at <= to && !idle.has(sample)) busy += delta;
+  });
+  return busy / 1000;
+}
+
 interface FormatResult {
   format: Format;
   docs: number;
@@ -322,13 +346,17 @@ async function main(): Promise<void> {
   const idleTotal = [...idlePerSecond.values()].reduce((a, b) => a + b, 0);
 
   const results: FormatResult[] = [];
+  let docxWindow = { from: 0, to: 0 };
   for (const format of FORMATS) {
     const set = files.get(format)!;
     console.log(`${format}: warm-up`);
     await runThrough(deployment, redisUrl, set.warmUp, format, 1);
     console.log(`${format}: ${set.throughput.length} documents, ${UPLOAD_CONCURRENCY} at a time`);
     const before = await commandCalls(stats);
+    const window = { from: monotonicMicros(), to: 0 };
     const run = await runThrough(deployment, redisUrl, set.throughput, format, UPLOAD_CONCURRENCY);
+    window.to = monotonicMicros();
+    if (format === 'docx') docxWindow = window;
     const commands = perDocument(delta(await commandCalls(stats), before), run.seconds, idlePerSecond, set.throughput.length);
     console.log(`${format}: latency, one at a time`);
     const latency = await runThrough(deployment, redisUrl, set.latency, format, 1);
@@ -355,6 +383,14 @@ async function main(): Promise<void> {
   }
   const endRss = rssOf(deployment);
   await deployment.stop();
+  // Profiles are written as the processes exit; main threads only (parser threads are not profiled).
+  const docxCount = files.get('docx')!.throughput.length;
+  const cpuRows = profileDir
+    ? [...endRss].flatMap(([pid, { name }]) => {
+        const ms = busyMsIn(join(profileDir, `${pid}.cpuprofile`), docxWindow.from, docxWindow.to);
+        return ms === undefined ? [] : [{ name: `${name} (pid ${pid})`, perDoc: ms / docxCount }];
+      })
+    : [];
 
   console.log('docx: 2 extract consumers');
   const two = await startDeployment(work, redisUrl, 2);
@@ -429,6 +465,16 @@ async function main(): Promise<void> {
     // span-summary helper) adds its table here, from the spans of this same run.
     '<!-- span breakdown: added with packages/tracing -->',
     '',
+    ...(cpuRows.length > 0
+      ? [
+          `CPU of each process's main thread per document during the one-page DOCX throughput run (V8 sampling profiles, BENCH_CPU_PROFILE; the parse itself runs in extract's worker thread, not counted here; the parser alone took ${f(results.find((r) => r.format === 'docx')!.parseP50)} ms per file): ${f(cpuRows.reduce((a, r) => a + r.perDoc, 0))} ms in all.`,
+          '',
+          '| process | CPU ms per DOCX |',
+          '| --- | ---: |',
+          ...cpuRows.map((r) => `| ${r.name} | ${f(r.perDoc, 2)} |`),
+          '',
+        ]
+      : []),
     `RSS of every process of the deployment, idle after start-up and at the end of the runs (total ${f(sumRss(idleRss), 0)} MB → ${f(sumRss(endRss), 0)} MB):`,
     '',
     '| process | idle | at the end |',
