@@ -48,7 +48,7 @@ const LATENCY_DOCS: Record<Format, number> = { docx: 40, pdf: 40, xlsx: 40, png:
 if (process.env.BENCH_LATENCY_DOCS) for (const format of FORMATS) LATENCY_DOCS[format] = Number(process.env.BENCH_LATENCY_DOCS);
 const WARM_UP_DOCS = 4;
 /** Documents of the MONITOR pass that counts round trips. */
-const COUNTED_DOCS = 10;
+const COUNTED_DOCS = 20;
 /** Goals of issue 14: throughput ≥ 0.8× the parser alone; DOCX p50 ≤ parse p50 + 15 ms. */
 const THROUGHPUT_GOAL = 0.8;
 const LATENCY_GOAL_MS = 15;
@@ -257,7 +257,8 @@ async function roundTrips(redisUrl: string, deployment: Deployment, files: strin
     if (source !== 'lua') sent += 1;
   });
   try {
-    const idleSeconds = 3;
+    // Long enough that the idle traffic (polls, stall checks, metrics pushes every few seconds) averages out.
+    const idleSeconds = 10;
     await new Promise((r) => setTimeout(r, idleSeconds * 1000));
     const idlePerSecond = sent / idleSeconds;
     sent = 0;
