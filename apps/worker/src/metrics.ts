@@ -128,8 +128,11 @@ function isPageJob(job: Job): boolean {
  * images, slides) and steps for the others (extract.ts), so only paged ones are counted.
  */
 async function documentPages(state: JobStateStore, job: Job): Promise<number> {
-  const jobId = (job.data as { jobId?: unknown } | undefined)?.jobId;
+  const data = job.data as { jobId?: unknown; source?: { mediaType?: unknown } } | undefined;
+  const jobId = data?.jobId;
   if (typeof jobId !== 'string') return 0;
+  // The payload names the upload's type, as the record does: a document that is not paged costs no read.
+  if (typeof data?.source?.mediaType === 'string' && !PAGED.test(data.source.mediaType)) return 0;
   const record = await state.getJob(jobId);
   if (!record || record.status !== 'done' || !PAGED.test(record.source.mediaType)) return 0;
   return record.progress.total;

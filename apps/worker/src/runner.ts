@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { Worker as Thread } from 'node:worker_threads';
 import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Config, Stage } from '@readpack/config';
-import { deadLettered, JOB_ERRORS, JobStateStore, LeaseLostError, type JobErrorCode, type JobRef, type Lease } from '@readpack/job-state';
+import { deadLettered, JOB_ERRORS, JobStateStore, LeaseLostError, type JobErrorCode, type LeasedJobState, type JobRef, type Lease } from '@readpack/job-state';
 import { jobLogger, PROCESS_IDENTITY, type Logger } from '@readpack/logging';
 import { openStorage, type Storage } from '@readpack/package-store';
 import { bullPrefix, bullWorkerLeaseOptions, CONVERTER_REFRESH_MS, jobOptionOverrides, leaseSettings, publishConverter, QueueProducer, QUEUES, readConverter, WebhookEnqueuer, type LeaseSettings, type PayloadOf } from '@readpack/queues';
@@ -254,10 +254,11 @@ async function runJob(ctx: RunnerContext, job: Job, token: string | undefined): 
       logger.warn('fault injection: long CPU work in a worker thread', { ms: busy.ms });
       await busyInThread(busy.ms);
     }
-    const result = await ctx.handler.handle(payload, contextFor(ctx, lease, logger, job));
+    const leased = ctx.state.leased(lease);
+    const result = await ctx.handler.handle(payload, contextFor(ctx, leased, logger, job));
     logger.info('stage finished');
     over = true;
-    await releaseLease(ctx, ref, lease, logger);
+    if (!leased.ended) await releaseLease(ctx, ref, lease, logger);
     return result;
   } catch (error) {
     if (error instanceof LeaseLostError) {
@@ -293,8 +294,8 @@ function busyInThread(ms: number): Promise<void> {
   });
 }
 
-function contextFor(ctx: RunnerContext, lease: Lease, logger: Logger, job: Job): StageContext<StageNeed> {
-  return { ...ctx.base, ...(ctx.needed as NeedTypes), state: ctx.state.leased(lease), logger, job, worker: ctx.worker! };
+function contextFor(ctx: RunnerContext, state: LeasedJobState, logger: Logger, job: Job): StageContext<StageNeed> {
+  return { ...ctx.base, ...(ctx.needed as NeedTypes), state, logger, job, worker: ctx.worker! };
 }
 
 async function releaseLease(ctx: RunnerContext, ref: JobRef, lease: Lease, logger: Logger): Promise<void> {
@@ -319,7 +320,7 @@ async function finalFailure(ctx: RunnerContext, job: Job, lease: Lease | undefin
   logger.error('job failed', { code: failure.code, error: failure.message, permanent: failure.permanent, deadLettered: deadLettered(failure.code) });
   if (ctx.handler.failureOwner === 'parent' && lease) {
     const payload = job.data as PayloadOf<Stage>;
-    await ctx.handler.onGaveUp?.(payload, contextFor(ctx, lease, logger, job), failure);
+    await ctx.handler.onGaveUp?.(payload, contextFor(ctx, ctx.state.leased(lease), logger, job), failure);
     await releaseLease(ctx, ref, lease, logger);
     const page = (payload as { page?: unknown }).page;
     return { ok: false, stage: ctx.handler.stage, code: failure.code, message: failure.message, ...(typeof page === 'number' ? { page } : {}) };

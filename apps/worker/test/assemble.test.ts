@@ -5,7 +5,7 @@ import { Queue, type Job, type Worker } from 'bullmq';
 import { JobStateStore } from '@readpack/job-state';
 import { createLogger } from '@readpack/logging';
 import { openStorage, type Storage } from '@readpack/package-store';
-import { bullPrefix, QueueProducer } from '@readpack/queues';
+import { bullPrefix, QueueProducer, type AssemblePayload } from '@readpack/queues';
 import { parseDocument } from '@readpack/parsers';
 import { walkBlocks, type PackageManifest } from '@readpack/reading-package';
 import { assertValidPackage, connectTestRedis, corpusManifest, deleteKeysWithPrefix, fixturePath } from '@readpack/testing';
@@ -82,6 +82,44 @@ describe('assemble', () => {
     expect(manifest.assets.every((a) => a.role === 'figure')).toBe(true);
     expect(manifest.text).toContain('Summer activities');
     expect(recordAfterFirst?.result?.sha256).toMatch(/^[0-9a-f]{64}$/);
+  });
+});
+
+describe('a flow without children', () => {
+  /** The BullMQ keys holding the children's values and failures of `bullJobId`, as assemble's commands name them. */
+  async function childReads(payload: AssemblePayload, bullJobId: string): Promise<string[]> {
+    const queue = new Queue('assemble', { connection: redis, prefix: bullPrefix(prefix) });
+    ctx.job = await queue.add('assemble', payload, { jobId: bullJobId });
+    await queue.close();
+    const watcher = redis.duplicate();
+    const monitor = await watcher.monitor();
+    const reads: string[] = [];
+    monitor.on('monitor', (_time: string, args: string[]) => {
+      const key = args.find((a) => a.startsWith(`${bullPrefix(prefix)}:assemble:${bullJobId}:`));
+      if (key) reads.push(`${args[0]} ${key.slice(key.lastIndexOf(':') + 1)}`);
+    });
+    try {
+      await store.createJob({ jobId: payload.jobId, tenant: 'default', source: payload.source });
+      await store.start({ jobId: payload.jobId }, 'assemble', { ...lease, holder: `assemble:${bullJobId}` });
+      await assembleStage.handle(payload, { ...ctx, state: store.leased({ ...lease, holder: `assemble:${bullJobId}` }) });
+      expect((await store.getJob(payload.jobId))?.status).toBe('done');
+    } finally {
+      monitor.disconnect();
+      watcher.disconnect();
+    }
+    return reads;
+  }
+
+  it('says so in its payload, and assemble does not ask Redis for children it has not got', async () => {
+    const parsed = await parseDocument({ path: fixturePath('footnotes.docx'), mediaType: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document' });
+    const extraction: Extraction = { ...parsed, images: [] };
+    const stored = await storage.blobs.putBuffer(Buffer.from(JSON.stringify(extraction)));
+    const source = { sha256: 'c'.repeat(64), filename: 'footnotes.docx', mediaType: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document', size: 1 };
+    const base = { tenant: 'default', source, options: { engine: 'local' as const, ocrLang: 'eng' }, extraction: { sha256: stored.sha256 } };
+    // A payload without the count (added before it existed) is read the long way: the check sees the reads.
+    const unknown = await childReads({ ...base, jobId: 'job_childrenunknown000000' }, 'job_childrenunknown000000-assemble');
+    expect(unknown.some((r) => r.endsWith(' processed'))).toBe(true);
+    expect(await childReads({ ...base, jobId: 'job_nochildren0000000000', children: 0 }, 'job_nochildren0000000000-assemble')).toEqual([]);
   });
 });
 

@@ -8,7 +8,10 @@
   ARGV[7]  final phase ARGV[8] its rank      ARGV[9] ttl seconds for the terminal state
   Progress is completed (done = total). The polling window starts now; the record leaves the
   live-lease index.
-  Returns  {1, 'done'} | {0, 'missing'} | {0, <terminal status>} ignored | {0, 'stale' | 'fenced'} refused
+  Returns  {1, 'done', tenant, series, callbackUrl or '', view} | {0, 'missing'}
+           | {0, <terminal status>} ignored | {0, 'stale' | 'fenced'} refused
+  The applied reply carries what the terminal notice needs (a webhook), read here rather than in
+  one more round trip after the end.
 ]]
 local status = redis.call('HGET', KEYS[1], 'status')
 if not status then return {0, 'missing'} end
@@ -26,4 +29,5 @@ local ttl = tonumber(ARGV[9])
 redis.call('EXPIRE', KEYS[1], ttl)
 extendBatch(KEYS[4], ttl)
 followExpiry(KEYS[1], KEYS[3], KEYS[4], KEYS[5])
-return {1, 'done'}
+local notice = redis.call('HMGET', KEYS[1], 'tenant', 'series', 'callbackUrl', 'view')
+return {1, 'done', notice[1] or '', notice[2] or '1', notice[3] or '', notice[4] or ''}

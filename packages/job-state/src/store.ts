@@ -237,8 +237,20 @@ export class JobStateStore {
   async complete(ref: JobRef, lease: Lease, result: ResultPointer): Promise<TransitionResult> {
     const { ttl, actor } = this.options;
     const pointer = JSON.stringify({ packageId: result.packageId, size: result.size, sha256: result.sha256 });
-    const outcome = await this.transition('complete', ref, lease, [actor, pointer, 'view_ready', phaseRank('view_ready'), ttl.resultSeconds]);
-    if (outcome.applied) await this.notifyTerminal(ref.jobId);
+    const reply = await runScriptRaw<[number, string, string?, string?, string?, string?]>(this.redis, 'complete', this.keys(ref), [
+      ...fenceArgs(lease),
+      actor,
+      pointer,
+      'view_ready',
+      phaseRank('view_ready'),
+      ttl.resultSeconds,
+    ]);
+    const outcome = toResult([reply[0], reply[1]]);
+    // The script read the notice's fields as it ended the job (scripts/complete.lua).
+    const [, , tenant, series, callbackUrl, view] = reply;
+    if (outcome.applied && this.options.onTerminal && tenant && view) {
+      await this.options.onTerminal({ jobId: ref.jobId, tenant, status: 'done', series: Number(series ?? 1), callbackUrl: callbackUrl || undefined, view });
+    }
     return outcome;
   }
 
@@ -352,7 +364,7 @@ export class JobStateStore {
     } while (cursor !== '0');
   }
 
-  private async transition(name: 'start' | 'progress' | 'page-done' | 'heartbeat' | 'complete', ref: JobRef, lease: Lease, args: (string | number)[]): Promise<TransitionResult> {
+  private async transition(name: 'start' | 'progress' | 'page-done' | 'heartbeat', ref: JobRef, lease: Lease, args: (string | number)[]): Promise<TransitionResult> {
     return toResult(await runScript(this.redis, name, this.keys(ref), [...fenceArgs(lease), ...args]));
   }
 
@@ -377,10 +389,20 @@ export class JobStateStore {
  * woke up after another took its job over) stops at its next write instead of carrying on.
  */
 export class LeasedJobState {
+  private endedHere = false;
+
   constructor(
     private readonly store: JobStateStore,
     readonly lease: Lease,
   ) {}
+
+  /**
+   * Whether a write under this lease made the record terminal. A terminal record has left the
+   * live-lease index and ignores a release (scripts/release.lua), so the runner skips that round trip.
+   */
+  get ended(): boolean {
+    return this.endedHere;
+  }
 
   progress(ref: JobRef, progress: { done: number; total: number }, phase?: Phase): Promise<TransitionResult> {
     return this.checked(this.store.progress(ref, this.lease, progress, phase));
@@ -390,8 +412,10 @@ export class LeasedJobState {
     return this.checked(this.store.pageDone(ref, this.lease, pageIndex));
   }
 
-  complete(ref: JobRef, result: ResultPointer): Promise<TransitionResult> {
-    return this.checked(this.store.complete(ref, this.lease, result));
+  async complete(ref: JobRef, result: ResultPointer): Promise<TransitionResult> {
+    const outcome = await this.checked(this.store.complete(ref, this.lease, result));
+    if (outcome.applied) this.endedHere = true;
+    return outcome;
   }
 
   annotate(ref: JobRef, fields: Record<string, string>): Promise<TransitionResult> {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { connectTestRedis } from '@readpack/testing';
-import { JobStateStore, LeaseLostError, type NewJob } from '../src/index.js';
+import { JobStateStore, LeaseLostError, type NewJob, type TerminalNotice } from '../src/index.js';
 import { TEST_LEASE, TEST_TTL, useStoreFixture } from './store-fixture.js';
 
 const fixture = useStoreFixture('jobstate');
@@ -54,6 +54,31 @@ describe('job records', () => {
     expect(record).toMatchObject({ status: 'done', phase: 'view_ready', progress: { done: 10, total: 10 }, result: pointer });
     expect(record?.error).toBeUndefined();
     expect(record?.leaseUntil).toBeUndefined();
+  });
+
+  it('gives the terminal notice of a completion from the completing script, the same as a later read of the record', async () => {
+    const notices: TerminalNotice[] = [];
+    const store = new JobStateStore(fixture.redis, { prefix: fixture.prefix, ttl, leaseMs: 5_000, actor: 'test-host:1', onTerminal: (n) => { notices.push(n); return Promise.resolve(); } });
+    const withHook = newJob({ callbackUrl: 'https://hooks.example.com/readpack' });
+    const without = newJob();
+    for (const job of [withHook, without]) {
+      await store.createJob(job);
+      await store.start(job, 'extract', TEST_LEASE);
+      await store.progress(job, TEST_LEASE, { done: 1, total: 2 });
+      await store.complete(job, TEST_LEASE, { packageId: 'pkg1', size: 1, sha256: 'cd'.repeat(32) });
+    }
+    const fromScript = notices.splice(0);
+    expect(fromScript.map((n) => [n.jobId, n.status, n.tenant, n.series, n.callbackUrl])).toEqual([
+      [withHook.jobId, 'done', 'tenant-a', 1, 'https://hooks.example.com/readpack'],
+      [without.jobId, 'done', 'tenant-a', 1, undefined],
+    ]);
+    // notifyTerminal (a redelivery finding the job ended) reads the record: it must say the same.
+    for (const job of [withHook, without]) await store.notifyTerminal(job.jobId);
+    expect(notices).toEqual(fromScript);
+    expect(JSON.parse(fromScript[0]!.view)).toMatchObject({ jobId: withHook.jobId, status: 'done', progress: { done: 2, total: 2 } });
+    // An ignored completion ends nothing and notifies nothing.
+    await store.complete(withHook, TEST_LEASE, { packageId: 'pkg2', size: 1, sha256: 'ef'.repeat(32) });
+    expect(notices).toHaveLength(2);
   });
 
   it('records a failure with its code and keeps it terminal', async () => {
@@ -335,6 +360,27 @@ describe('fenced transitions', () => {
     await fixture.store.start(job, 'extract', second);
     await expect(fixture.store.leased(first).progress(job, { done: 1, total: 2 })).rejects.toBeInstanceOf(LeaseLostError);
     await expect(fixture.store.leased(second).progress(job, { done: 1, total: 2 })).resolves.toEqual({ applied: true, status: 'processing' });
+  });
+
+  it('LeasedJobState says when its own write ended the job, after which a release changes nothing', async () => {
+    const job = newJob();
+    await fixture.store.createJob(job);
+    await fixture.store.start(job, 'extract', first);
+    const leased = fixture.store.leased(first);
+    await leased.progress(job, { done: 1, total: 2 });
+    expect(leased.ended).toBe(false);
+    await leased.complete(job, pointer);
+    expect(leased.ended).toBe(true);
+    const record = await fixture.redis.hgetall(fixture.store.jobKey(job.jobId));
+    const index = await fixture.redis.zrange(fixture.store.leaseIndexKey(), 0, -1);
+    expect(await fixture.store.release(job, first)).toEqual({ applied: false, status: 'done' });
+    expect(await fixture.redis.hgetall(fixture.store.jobKey(job.jobId))).toEqual(record);
+    expect(await fixture.redis.zrange(fixture.store.leaseIndexKey(), 0, -1)).toEqual(index);
+
+    // A complete that finds the job already ended did not end it.
+    const late = fixture.store.leased(first);
+    expect(await late.complete(job, pointer)).toEqual({ applied: false, status: 'done' });
+    expect(late.ended).toBe(false);
   });
 });
 

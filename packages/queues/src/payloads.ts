@@ -121,6 +121,12 @@ export const assemblePayload = z
      * absent when the document went to MinerU only (engine=mineru).
      */
     extraction: z.object({ sha256 }).optional(),
+    /**
+     * How many stage jobs this job waits for, set by addAssembleFlow. 0: there are no children's
+     * values to read, and assemble does not ask Redis for them. Absent (a job added before the
+     * field existed): assemble reads them.
+     */
+    children: z.number().int().nonnegative().optional(),
     /** The upload's sealed secrets, carried for a dead-letter replay, which re-runs the document from extract. */
     secrets: sealedSecrets.optional(),
   })

@@ -75,11 +75,17 @@ export class QueueProducer {
    * Adds a document's assemble job as the parent of `children` (BullMQ flow): assemble runs once
    * every child has completed or failed for good. A failed child never leaves the parent waiting
    * (`ignoreDependencyOnFailure`): assemble reads the failures and decides what the document
-   * becomes. Every id is deterministic, so a re-delivered step re-adds nothing.
+   * becomes. Every id is deterministic, so a re-delivered step re-adds nothing. The payload says
+   * how many children there are, so that assemble skips reading the values of none.
    */
-  async addAssembleFlow(payload: PayloadOf<'assemble'>, children: FlowChild[], options: { priority?: number } = {}): Promise<void> {
-    const data = QUEUES.assemble.payload.parse(payload);
+  async addAssembleFlow(payload: Omit<PayloadOf<'assemble'>, 'children'>, children: FlowChild[], options: { priority?: number } = {}): Promise<void> {
+    const data = QUEUES.assemble.payload.parse({ ...payload, children: children.length });
     const series = data.series;
+    if (children.length === 0) {
+      // Nothing to wait for: a plain job, one script call, where a flow is a MULTI around it.
+      await this.queue('assemble').add('assemble', data, { ...this.jobOptions('assemble'), ...options, jobId: stageJobId(data.jobId, 'assemble', series) });
+      return;
+    }
     const toFlowJob = (child: FlowChild): FlowJob => {
       const childData = QUEUES[child.name].payload.parse(child.payload);
       return {

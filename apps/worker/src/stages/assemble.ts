@@ -44,7 +44,8 @@ export const assembleStage = defineStage({
   failureOwner: 'job',
   async handle(payload, ctx) {
     const { storage, state, logger } = ctx;
-    const children = await childOutcomes(ctx);
+    // A flow with no children (a text-layer document read locally) has no values to read.
+    const children = payload.children === 0 ? { results: [], failures: [] } : await childOutcomes(ctx);
     const extraction = payload.extraction ? await readJson<Extraction>(ctx, payload.extraction.sha256) : undefined;
     const mineru = children.results.find((r): r is MineruChildResult => r.kind === 'mineru');
     const mineruFailure = children.failures.find((f) => f.stage === 'mineru');

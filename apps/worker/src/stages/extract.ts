@@ -36,7 +36,8 @@ export const extractStage = defineStage({
     const document: SourceRef = payload.rendition
       ? { sha256: payload.rendition.sha256, filename: `${payload.source.filename}.pdf`, mediaType: 'application/pdf', size: payload.rendition.size }
       : payload.source;
-    if (!(await storage.blobs.has(document.sha256))) {
+    // The upload itself was checked above; only the convert stage's PDF is another blob.
+    if (payload.rendition && !(await storage.blobs.has(document.sha256))) {
       throw new PermanentFailure('source_missing', 'The converted PDF is no longer stored; upload the file again.');
     }
     const isImage = document.mediaType.startsWith('image/');

@@ -1,0 +1,488 @@
+/**
+ * `npm run bench:throughput` — small documents through the whole service, against our parser
+ * library alone on the same machine in the same run (issue 14).
+ *
+ * The service runs as `npm start` runs it: the supervisor (apps/supervisor) with its defaults,
+ * given a private redis-server (REDIS_URL), its own DATA_DIR, port and key prefix; no LibreOffice
+ * consumer (CONVERT_CONSUMERS=0: none of these documents needs one) and no per-tenant upload rate
+ * limit (one tenant uploads everything; the limit would be what is measured). For each format — one-page
+ * DOCX, one-page text PDF, a small XLSX, a small PNG of text (read by OCR) — it measures:
+ * - documents/s end to end, uploaded 8 at a time, against the parser library alone in as many
+ *   processes as there are cores (throughput-parser.ts);
+ * - upload → `done` latency p50/p99, one document at a time, against the parser's own time on the
+ *   same files;
+ * - Redis commands per document (INFO commandstats, minus what the idle deployment sends in the
+ *   same time) and the BullMQ jobs one document makes;
+ * - the RSS of every process of the deployment, idle and at the end;
+ * - DOCX again with 2 extract consumers instead of 1, on the same cores.
+ * `done` is seen the moment the record's event stream gets it (XREAD on the bench's own
+ * connection), so neither polling intervals nor the API's SSE connections add to the numbers.
+ * BENCH_CPU_PROFILE=<dir> writes CPU profiles of every process of the first deployment (cpu-profile-preload.ts).
+ * Results go to the `bench:throughput` section of docs/benchmarks.md.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { Redis } from 'ioredis';
+import { bullPrefix, QUEUES, stageJobId, type QueueName } from '@readpack/queues';
+import { FORMATS, generate, type Format } from './throughput-documents.js';
+import { benchRedis, cleanups, describeMachine, freePort, runBench, stopOnCleanUp, writeBenchChart, writeBenchSection } from './support.js';
+
+const REPO = fileURLToPath(new URL('../../', import.meta.url));
+const CORES = cpus().length;
+const UPLOAD_CONCURRENCY = 8;
+const THROUGHPUT_DOCS: Record<Format, number> = {
+  docx: Number(process.env.BENCH_DOCS ?? 200),
+  pdf: Number(process.env.BENCH_DOCS ?? 200),
+  xlsx: Number(process.env.BENCH_DOCS ?? 200),
+  // OCR takes ~100× a DOCX parse: fewer images keep the run within minutes.
+  png: Number(process.env.BENCH_PNG_DOCS ?? 40),
+};
+const LATENCY_DOCS: Record<Format, number> = { docx: 40, pdf: 40, xlsx: 40, png: 10 };
+if (process.env.BENCH_LATENCY_DOCS) for (const format of FORMATS) LATENCY_DOCS[format] = Number(process.env.BENCH_LATENCY_DOCS);
+const WARM_UP_DOCS = 4;
+/** Documents of the MONITOR pass that counts round trips. */
+const COUNTED_DOCS = 20;
+/** Goals of issue 14: throughput ≥ 0.8× the parser alone; DOCX p50 ≤ parse p50 + 15 ms. */
+const THROUGHPUT_GOAL = 0.8;
+const LATENCY_GOAL_MS = 15;
+const DOC_TIMEOUT_MS = 180_000;
+const FORMAT_NAMES: Record<Format, string> = { docx: 'one-page DOCX', pdf: 'one-page text PDF', xlsx: 'small XLSX (20 × 5)', png: 'small PNG of text (OCR)' };
+
+interface Deployment {
+  port: number;
+  prefix: string;
+  supervisor: ChildProcess;
+  stop(): Promise<void>;
+}
+
+interface DocResult {
+  jobId: string;
+  ms: number;
+}
+
+function percentile(values: readonly number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? Number.NaN;
+}
+
+/** The files of one format: `count` distinct documents numbered from `from`. */
+async function writeDocuments(dir: string, format: Format, from: number, count: number): Promise<string[]> {
+  const paths: string[] = [];
+  for (let n = from; n < from + count; n += 1) {
+    const path = join(dir, `${format}-${n}.${format}`);
+    writeFileSync(path, await generate(format, n));
+    paths.push(path);
+  }
+  return paths;
+}
+
+async function startDeployment(work: string, redisUrl: string, extractConsumers: number, profileDir?: string): Promise<Deployment> {
+  const port = await freePort();
+  const prefix = `bench${randomBytes(3).toString('hex')}`;
+  const dataDir = mkdtempSync(join(work, 'data-'));
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    REDIS_URL: redisUrl,
+    READPACK_PREFIX: prefix,
+    DATA_DIR: dataDir,
+    PORT: String(port),
+    CONVERT_CONSUMERS: '0',
+    // One tenant uploads every document here: the per-tenant limits (120 a minute) would measure themselves.
+    UPLOAD_RATE_PER_MINUTE: '1000000',
+    EXTRACT_CONSUMERS: String(extractConsumers),
+    ...(profileDir ? { READPACK_CPU_PROFILE_DIR: profileDir, NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import=${join(REPO, 'bench/dist/cpu-profile-preload.js')}`.trim() } : {}),
+  };
+  const supervisor = spawn(process.execPath, [join(REPO, 'apps/supervisor/dist/main.js')], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+  const stop = stopOnCleanUp(supervisor);
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (supervisor.exitCode !== null) throw new Error(`the supervisor exited with code ${supervisor.exitCode}`);
+    const ready = await fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.ok, () => false);
+    if (ready) break;
+    if (Date.now() > deadline) throw new Error('the API did not answer /readyz within 60 s');
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return { port, prefix, supervisor, stop };
+}
+
+/** Every process under `pid` (the supervisor), with a name from its command line. */
+function processTree(pid: number, parentName = ''): { pid: number; name: string }[] {
+  let cmdline: string[];
+  try {
+    cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
+  } catch {
+    return [];
+  }
+  const script = cmdline.find((arg) => arg.endsWith('.js')) ?? cmdline[0] ?? '?';
+  const name = script.includes('supervisor/dist')
+    ? 'supervisor'
+    : parentName === 'api primary'
+      ? 'api worker'
+      : script.includes('api/dist')
+        ? 'api primary'
+        : script.includes('worker/dist/main.js')
+          ? `consumer ${cmdline.at(-1)}`
+          : (script.split('/').at(-1) ?? script);
+  const children: number[] = [];
+  for (const task of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      children.push(...readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number));
+    } catch {
+      // The thread ended between the listing and the read.
+    }
+  }
+  return [{ pid, name }, ...children.flatMap((child) => processTree(child, name))];
+}
+
+function rssMb(pid: number): number {
+  try {
+    return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+  } catch {
+    return 0;
+  }
+}
+
+function rssOf(deployment: Deployment): Map<string, { name: string; mb: number }> {
+  return new Map(processTree(deployment.supervisor.pid!).map((p) => [`${p.pid}`, { name: p.name, mb: rssMb(p.pid) }]));
+}
+
+/** Uploads one file and waits for its record's terminal status on the record's event stream. */
+async function uploadAndWait(deployment: Deployment, redis: Redis, path: string, format: Format): Promise<DocResult> {
+  const bytes = await readFile(path);
+  const started = performance.now();
+  const form = new FormData();
+  form.append('file', new Blob([bytes]), path.split('/').at(-1)!);
+  // The bench's OCR baseline reads English; auto-detection would add an OSD pass the baseline lacks.
+  if (format === 'png') form.append('ocrLang', 'eng');
+  const res = await fetch(`http://127.0.0.1:${deployment.port}/api/files`, { method: 'POST', body: form });
+  if (res.status !== 202) throw new Error(`upload of ${path}: ${res.status} ${await res.text()}`);
+  const { jobId, deduplicated } = (await res.json()) as { jobId: string; deduplicated: boolean };
+  if (deduplicated) throw new Error(`upload of ${path} was joined to a running job: the documents must differ`);
+  const key = `${deployment.prefix}:job-events:${jobId}`;
+  let after = '0';
+  const deadline = Date.now() + DOC_TIMEOUT_MS;
+  while (Date.now() < deadline) {
+    const reply = (await redis.xread('COUNT', 100, 'BLOCK', 5_000, 'STREAMS', key, after)) as [string, [string, string[]][]][] | null;
+    for (const [id, fields] of reply?.[0]?.[1] ?? []) {
+      after = id;
+      const view = JSON.parse(fields[fields.indexOf('view') + 1] ?? '{}') as { status?: string; error?: { code: string; message: string } };
+      if (view.status === 'done') return { jobId, ms: performance.now() - started };
+      if (view.status === 'failed') throw new Error(`${path} failed: ${view.error?.code} ${view.error?.message}`);
+    }
+  }
+  throw new Error(`${path} not done after ${DOC_TIMEOUT_MS / 1000} s`);
+}
+
+/** Every file through the deployment, `concurrency` uploads in flight; the wall time from the first upload to the last `done`. */
+async function runThrough(deployment: Deployment, redisUrl: string, files: string[], format: Format, concurrency: number): Promise<{ seconds: number; results: DocResult[] }> {
+  const queue = [...files];
+  const results: DocResult[] = [];
+  const connections = Array.from({ length: concurrency }, () => new Redis(redisUrl, { maxRetriesPerRequest: null }));
+  const started = performance.now();
+  try {
+    await Promise.all(
+      connections.map(async (redis) => {
+        for (let file = queue.shift(); file; file = queue.shift()) results.push(await uploadAndWait(deployment, redis, file, format));
+      }),
+    );
+  } finally {
+    for (const redis of connections) redis.disconnect();
+  }
+  return { seconds: (performance.now() - started) / 1000, results };
+}
+
+/** The parser library alone: `files` split over `processes` processes; documents/s from the go signal to the last result, and each file's time. */
+async function parserAlone(format: Format, files: string[], processes: number): Promise<{ docsPerSecond: number; ms: number[] }> {
+  const shares = Array.from({ length: processes }, (_, i) => files.filter((_, j) => j % processes === i));
+  const children = shares.map((share) => spawn(process.execPath, [join(REPO, 'bench/dist/throughput-parser.js'), format, ...share], { stdio: ['pipe', 'pipe', 'inherit'] }));
+  for (const child of children) stopOnCleanUp(child);
+  const lines = children.map((child) => createInterface({ input: child.stdout! })[Symbol.asyncIterator]());
+  const next = async (i: number) => {
+    const line = await lines[i]!.next();
+    if (line.done) throw new Error(`baseline process ${children[i]!.pid} ended early (exit ${children[i]!.exitCode})`);
+    return line.value;
+  };
+  await Promise.all(children.map(async (_, i) => (await next(i)) === 'ready' || Promise.reject(new Error('baseline process did not say ready'))));
+  const started = performance.now();
+  for (const child of children) child.stdin!.write('go\n');
+  const ms = (await Promise.all(children.map(async (_, i) => (JSON.parse(await next(i)) as { ms: number[] }).ms))).flat();
+  const seconds = (performance.now() - started) / 1000;
+  return { docsPerSecond: files.length / seconds, ms };
+}
+
+/** INFO commandstats: calls per command. */
+async function commandCalls(redis: Redis): Promise<Map<string, number>> {
+  const info = await redis.info('commandstats');
+  const calls = new Map<string, number>();
+  for (const match of info.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) calls.set(match[1]!, Number(match[2]));
+  return calls;
+}
+
+function delta(after: Map<string, number>, before: Map<string, number>): Map<string, number> {
+  return new Map([...after].map(([cmd, n]) => [cmd, n - (before.get(cmd) ?? 0)]));
+}
+
+/** Commands per document: the run's calls less what the idle deployment sends in as long (its polls, heartbeats, stall checks). */
+function perDocument(run: Map<string, number>, seconds: number, idlePerSecond: Map<string, number>, docs: number): Map<string, number> {
+  return new Map([...run].map(([cmd, n]) => [cmd, Math.max(0, n - (idlePerSecond.get(cmd) ?? 0) * seconds) / docs] as const).filter(([, n]) => n >= 0.05).sort((a, b) => b[1] - a[1]));
+}
+
+/** Which BullMQ jobs a finished document made (their ids are derived from the job id; completed ones are kept for an hour). */
+async function jobsOf(redis: Redis, prefix: string, jobId: string): Promise<string[]> {
+  const candidates: [QueueName, string | undefined][] = [['extract', undefined], ['convert', undefined], ['mineru', undefined], ['render', 'p0'], ['ocr', 'p0'], ['assemble', undefined]];
+  const found: string[] = [];
+  for (const [queue, part] of candidates) {
+    if ((await redis.exists(`${bullPrefix(prefix)}:${QUEUES[queue].name}:${stageJobId(jobId, queue, 1, part)}`)) === 1) found.push(part ? `${queue} (${part})` : queue);
+  }
+  return found;
+}
+
+/**
+ * Client round trips per document (MONITOR: what clients send, not the commands scripts run
+ * inside Redis), the documents one at a time, less what the idle deployment sends in as long.
+ * A separate pass: MONITOR slows Redis, so no timed run has it on.
+ */
+async function roundTrips(redisUrl: string, deployment: Deployment, files: string[], format: Format): Promise<number> {
+  const client = new Redis(redisUrl);
+  const monitor = await client.monitor();
+  let sent = 0;
+  monitor.on('monitor', (_time: string, _args: string[], source: string) => {
+    if (source !== 'lua') sent += 1;
+  });
+  try {
+    // Long enough that the idle traffic (polls, stall checks, metrics pushes every few seconds) averages out.
+    const idleSeconds = 10;
+    await new Promise((r) => setTimeout(r, idleSeconds * 1000));
+    const idlePerSecond = sent / idleSeconds;
+    sent = 0;
+    const started = performance.now();
+    await runThrough(deployment, redisUrl, files, format, 1);
+    const seconds = (performance.now() - started) / 1000;
+    // The bench's own XREADs (one per status change it waits through) are not the pipeline's.
+    return Math.max(0, sent - idlePerSecond * seconds) / files.length;
+  } finally {
+    monitor.disconnect();
+    client.disconnect();
+  }
+}
+
+/** Microseconds on the monotonic clock V8's CPU profiles use for their sample times. */
+function monotonicMicros(): number {
+  return Number(process.hrtime.bigint() / 1000n);
+}
+
+/** CPU time of a process's main thread (its profile, cpu-profile-preload.ts) inside a window, in ms: samples not `(idle)`. */
+function busyMsIn(profilePath: string, from: number, to: number): number | undefined {
+  let profile: { nodes: { id: number; callFrame: { functionName: string } }[]; samples: number[]; timeDeltas: number[]; startTime: number };
+  try {
+    profile = JSON.parse(readFileSync(profilePath, 'utf8')) as typeof profile;
+  } catch {
+    return undefined;
+  }
+  const idle = new Set(profile.nodes.filter((n) => n.callFrame.functionName === '(idle)').map((n) => n.id));
+  let at = profile.startTime;
+  let busy = 0;
+  profile.samples.forEach((sample, i) => {
+    const delta = profile.timeDeltas[i] ?? 0;
+    at += delta;
+    if (at >= from && at <= to && !idle.has(sample)) busy += delta;
+  });
+  return busy / 1000;
+}
+
+interface FormatResult {
+  format: Format;
+  docs: number;
+  seconds: number;
+  docsPerSecond: number;
+  parserDocsPerSecond: number;
+  latencyP50: number;
+  latencyP99: number;
+  parseP50: number;
+  parseP99: number;
+  commands: Map<string, number>;
+  roundTrips: number;
+  jobs: string[];
+}
+
+async function main(): Promise<void> {
+  const work = mkdtempSync(join(tmpdir(), 'readpack-bench-throughput-'));
+  cleanups.push(() => rmSync(work, { recursive: true, force: true }));
+  const docsDir = join(work, 'docs');
+  mkdirSync(docsDir);
+  const profileDir = process.env.BENCH_CPU_PROFILE;
+  if (profileDir) mkdirSync(profileDir, { recursive: true });
+
+  const files = new Map<Format, { warmUp: string[]; throughput: string[]; latency: string[]; counted: string[]; second: string[] }>();
+  for (const format of FORMATS) {
+    const count = THROUGHPUT_DOCS[format];
+    files.set(format, {
+      throughput: await writeDocuments(docsDir, format, 0, count),
+      latency: await writeDocuments(docsDir, format, count, LATENCY_DOCS[format]),
+      warmUp: await writeDocuments(docsDir, format, 100_000, WARM_UP_DOCS),
+      counted: await writeDocuments(docsDir, format, 300_000, COUNTED_DOCS),
+      second: format === 'docx' ? await writeDocuments(docsDir, format, 200_000, count) : [],
+    });
+  }
+  console.log(`generated ${[...files.values()].reduce((n, f) => n + f.throughput.length + f.latency.length + f.warmUp.length + f.counted.length + f.second.length, 0)} documents in ${docsDir}`);
+
+  const { url: redisUrl } = await benchRedis(['--save', '', '--appendonly', 'no']);
+  const stats = new Redis(redisUrl);
+  cleanups.push(() => void stats.disconnect());
+  const deployment = await startDeployment(work, redisUrl, 1, profileDir);
+  // Let every consumer finish starting (OCR workers warm up) before the idle sample.
+  await new Promise((r) => setTimeout(r, 8_000));
+  const idleRss = rssOf(deployment);
+  const idleWindow = 10;
+  const idleBefore = await commandCalls(stats);
+  await new Promise((r) => setTimeout(r, idleWindow * 1000));
+  const idlePerSecond = new Map([...delta(await commandCalls(stats), idleBefore)].map(([cmd, n]) => [cmd, n / idleWindow]));
+  const idleTotal = [...idlePerSecond.values()].reduce((a, b) => a + b, 0);
+
+  const results: FormatResult[] = [];
+  let docxWindow = { from: 0, to: 0 };
+  for (const format of FORMATS) {
+    const set = files.get(format)!;
+    console.log(`${format}: warm-up`);
+    await runThrough(deployment, redisUrl, set.warmUp, format, 1);
+    console.log(`${format}: ${set.throughput.length} documents, ${UPLOAD_CONCURRENCY} at a time`);
+    const before = await commandCalls(stats);
+    const window = { from: monotonicMicros(), to: 0 };
+    const run = await runThrough(deployment, redisUrl, set.throughput, format, UPLOAD_CONCURRENCY);
+    window.to = monotonicMicros();
+    if (format === 'docx') docxWindow = window;
+    const commands = perDocument(delta(await commandCalls(stats), before), run.seconds, idlePerSecond, set.throughput.length);
+    console.log(`${format}: latency, one at a time`);
+    const latency = await runThrough(deployment, redisUrl, set.latency, format, 1);
+    const jobs = await jobsOf(stats, deployment.prefix, latency.results.at(-1)!.jobId);
+    const trips = await roundTrips(redisUrl, deployment, set.counted, format);
+    console.log(`${format}: the parser alone in ${CORES} processes, then in one`);
+    const alone = await parserAlone(format, set.throughput, CORES);
+    const parseTimes = (await parserAlone(format, set.latency, 1)).ms;
+    const latencies = latency.results.map((r) => r.ms);
+    results.push({
+      format,
+      docs: set.throughput.length,
+      seconds: run.seconds,
+      docsPerSecond: set.throughput.length / run.seconds,
+      parserDocsPerSecond: alone.docsPerSecond,
+      latencyP50: percentile(latencies, 50),
+      latencyP99: percentile(latencies, 99),
+      parseP50: percentile(parseTimes, 50),
+      parseP99: percentile(parseTimes, 99),
+      commands,
+      roundTrips: trips,
+      jobs,
+    });
+  }
+  const endRss = rssOf(deployment);
+  await deployment.stop();
+  // Profiles are written as the processes exit; main threads only (parser threads are not profiled).
+  const docxCount = files.get('docx')!.throughput.length;
+  const cpuRows = profileDir
+    ? [...endRss].flatMap(([pid, { name }]) => {
+        const ms = busyMsIn(join(profileDir, `${pid}.cpuprofile`), docxWindow.from, docxWindow.to);
+        return ms === undefined ? [] : [{ name: `${name} (pid ${pid})`, perDoc: ms / docxCount }];
+      })
+    : [];
+
+  console.log('docx: 2 extract consumers');
+  const two = await startDeployment(work, redisUrl, 2);
+  await new Promise((r) => setTimeout(r, 8_000));
+  const docx = files.get('docx')!;
+  await runThrough(two, redisUrl, docx.warmUp, 'docx', 1);
+  const twoRun = await runThrough(two, redisUrl, docx.second, 'docx', UPLOAD_CONCURRENCY);
+  await two.stop();
+  const oneDocx = results.find((r) => r.format === 'docx')!;
+  const twoDocsPerSecond = docx.second.length / twoRun.seconds;
+
+  const f = (n: number, digits = 1) => n.toFixed(digits);
+  const rows = results.map((r) => {
+    const ratio = r.docsPerSecond / r.parserDocsPerSecond;
+    return `| ${FORMAT_NAMES[r.format]} | ${r.docs} | ${f(r.docsPerSecond)} | ${f(r.parserDocsPerSecond)} | **${f(ratio, 2)}×** ${ratio >= THROUGHPUT_GOAL ? 'met' : 'missed'} | ${f(r.latencyP50, 0)} / ${f(r.latencyP99, 0)} ms | ${f(r.parseP50)} / ${f(r.parseP99)} ms | ${f(r.latencyP50 - r.parseP50, 0)} ms |`;
+  });
+  const commandRows = results.map((r) => {
+    const total = [...r.commands.values()].reduce((a, b) => a + b, 0);
+    const top = [...r.commands].slice(0, 6).map(([cmd, n]) => `${cmd} ${f(n)}`).join(', ');
+    return `| ${FORMAT_NAMES[r.format]} | ${f(r.roundTrips, 0)} | ${f(total, 0)} | ${top} | ${r.jobs.join(' → ') || '(none found)'} |`;
+  });
+  const rssRows = [...new Set([...idleRss.keys(), ...endRss.keys()])].map((pid) => {
+    const name = idleRss.get(pid)?.name ?? endRss.get(pid)!.name;
+    const idle = idleRss.get(pid);
+    const end = endRss.get(pid);
+    return `| ${name} (pid ${pid}) | ${idle ? `${f(idle.mb, 0)} MB` : 'not running'} | ${end ? `${f(end.mb, 0)} MB` : 'ended'} |`;
+  });
+  const apiWorkers = [...idleRss.values()].filter((p) => p.name === 'api worker').length;
+  const sumRss = (m: Map<string, { mb: number }>) => [...m.values()].reduce((a, b) => a + b.mb, 0);
+
+  // Every sentence below is built from this run's numbers.
+  const throughputVerdicts = results.map((r) => {
+    const ratio = r.docsPerSecond / r.parserDocsPerSecond;
+    return `${r.format.toUpperCase()} ${f(ratio, 2)}× (${ratio >= THROUGHPUT_GOAL ? 'met' : 'missed'})`;
+  });
+  const docxOverhead = oneDocx.latencyP50 - oneDocx.parseP50;
+  const latencyVerdict =
+    docxOverhead <= LATENCY_GOAL_MS
+      ? `met: upload → done p50 ${f(oneDocx.latencyP50, 0)} ms is ${f(docxOverhead, 0)} ms over the parse's own ${f(oneDocx.parseP50)} ms, within the ${LATENCY_GOAL_MS} ms allowed`
+      : `missed: upload → done p50 ${f(oneDocx.latencyP50, 0)} ms is ${f(docxOverhead, 0)} ms over the parse's own ${f(oneDocx.parseP50)} ms, ${f(docxOverhead - LATENCY_GOAL_MS, 0)} ms more than the ${LATENCY_GOAL_MS} ms allowed`;
+  const scaling = twoDocsPerSecond / oneDocx.docsPerSecond;
+  const chart = writeBenchChart(
+    'throughput',
+    `Small documents: pipeline ÷ parser alone (${CORES} cores)`,
+    '×',
+    results.map((r) => ({ label: FORMAT_NAMES[r.format], value: r.docsPerSecond / r.parserDocsPerSecond, goal: THROUGHPUT_GOAL })),
+  );
+  const section = [
+    `Run ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${describeMachine(process.env.BENCH_MACHINE_NOTE ?? 'shared with other work during the run (numbers are noisy)')}.`,
+    `The service as \`npm start\` runs it (supervisor defaults: ${apiWorkers} API processes, one consumer per stage, no convert consumer), a private redis-server;`,
+    `the baseline is our parser library called directly (packages/parsers \`parseDocument\`; for the PNG, @readpack/ocr's \`readPage\` with tesseract.js, \`eng\`) on the same bytes,`,
+    `in ${CORES} processes (one per core) for documents/s and in one process for the per-file time. Uploads ${UPLOAD_CONCURRENCY} at a time for documents/s, one at a time for latency;`,
+    '`done` is taken from the record\'s event stream. PNG uploads ask for `ocrLang=eng`, as the baseline reads. `UPLOAD_RATE_PER_MINUTE` is lifted (one tenant uploads everything); logs at the default level.',
+    '',
+    '| documents | n | pipeline docs/s | parser alone docs/s | ratio (goal ≥ 0.8×) | upload → done p50 / p99 | parse p50 / p99 | p50 overhead |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    ...rows,
+    '',
+    `![pipeline ÷ parser alone](${chart})`,
+    '',
+    `Throughput against the parser alone: ${throughputVerdicts.join(', ')}. Latency goal for a one-page DOCX (p50 ≤ parse + ${LATENCY_GOAL_MS} ms) ${latencyVerdict}.`,
+    `One → two extract consumers on the same ${CORES} cores: ${f(oneDocx.docsPerSecond)} → ${f(twoDocsPerSecond)} DOCX/s (${f(scaling, 2)}×).`,
+    '',
+    `Redis per document: round trips (what clients send, counted with MONITOR over ${COUNTED_DOCS} documents one at a time, less the idle deployment's traffic in as long; the bench's own XREADs included),`,
+    `commands executed including those scripts run inside Redis (INFO commandstats over the throughput run, less the idle deployment's ${f(idleTotal)} commands/s), and the BullMQ jobs one document made:`,
+    '',
+    '| documents | round trips / document | commands / document | most frequent commands | BullMQ jobs |',
+    '| --- | ---: | ---: | --- | --- |',
+    ...commandRows,
+    '',
+    // Span breakdown: the tracing work (packages/tracing, the OTLP receiver in packages/testing and its
+    // span-summary helper) adds its table here, from the spans of this same run.
+    '<!-- span breakdown: added with packages/tracing -->',
+    '',
+    ...(cpuRows.length > 0
+      ? [
+          `CPU of each process's main thread per document during the one-page DOCX throughput run (V8 sampling profiles, BENCH_CPU_PROFILE; the parse itself runs in extract's worker thread, not counted here; the parser alone took ${f(results.find((r) => r.format === 'docx')!.parseP50)} ms per file): ${f(cpuRows.reduce((a, r) => a + r.perDoc, 0))} ms in all.`,
+          '',
+          '| process | CPU ms per DOCX |',
+          '| --- | ---: |',
+          ...cpuRows.map((r) => `| ${r.name} | ${f(r.perDoc, 2)} |`),
+          '',
+        ]
+      : []),
+    `RSS of every process of the deployment, idle after start-up and at the end of the runs (total ${f(sumRss(idleRss), 0)} MB → ${f(sumRss(endRss), 0)} MB):`,
+    '',
+    '| process | idle | at the end |',
+    '| --- | ---: | ---: |',
+    ...rssRows,
+  ].join('\n');
+  writeBenchSection('throughput', section);
+}
+
+void runBench(main);
