@@ -30,6 +30,16 @@ const common = {
   merge_logs: true,
 };
 
+/**
+ * The mineru consumer only talks to a MinerU server: without MINERU_URL it would sit idle (the API
+ * refuses engine=mineru then), so it runs only with a URL or when asked for by MINERU_CONSUMERS,
+ * as under `npm start`.
+ */
+function wanted(stage) {
+  if (stage !== 'mineru') return true;
+  return Boolean(process.env.MINERU_URL) || Boolean(process.env.MINERU_CONSUMERS);
+}
+
 /** A count from the environment: a number, or PM2's own words ('max', '-1'), passed through. */
 function instancesFrom(variable, fallback) {
   const value = process.env[variable];
@@ -46,7 +56,7 @@ module.exports = {
       exec_mode: 'cluster',
       instances: instancesFrom('API_INSTANCES', 'max'),
     },
-    ...STAGES.map((stage) => ({
+    ...STAGES.filter(wanted).map((stage) => ({
       ...common,
       name: `readpack-${stage}`,
       script: path.join('apps', 'worker', 'dist', 'main.js'),

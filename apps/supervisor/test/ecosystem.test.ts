@@ -19,7 +19,7 @@ interface App {
 const require = createRequire(import.meta.url);
 const file = fileURLToPath(new URL('../../../ecosystem.config.cjs', import.meta.url));
 const repoRoot = resolve(fileURLToPath(new URL('../../../', import.meta.url)));
-const VARIABLES = ['API_INSTANCES', 'SHUTDOWN_GRACE_MS', ...STAGES.map((s) => `${s.toUpperCase()}_CONSUMERS`)];
+const VARIABLES = ['API_INSTANCES', 'SHUTDOWN_GRACE_MS', 'MINERU_URL', ...STAGES.map((s) => `${s.toUpperCase()}_CONSUMERS`)];
 
 /** The file reads the environment when loaded: load it afresh under the given variables. */
 function load(env: Record<string, string> = {}): App[] {
@@ -49,15 +49,21 @@ describe('ecosystem.config.cjs', () => {
     expect(load({ API_INSTANCES: '3' }).find((a) => a.name === 'readpack-api')?.instances).toBe(3);
   });
 
-  it('has one fork-mode app per stage, scaled by <STAGE>_CONSUMERS', () => {
-    const apps = load();
-    const consumers = apps.filter((a) => a.script === 'apps/worker/dist/main.js');
+  it('has one fork-mode app per stage, scaled by <STAGE>_CONSUMERS (mineru only with a MinerU server)', () => {
+    const withMineru = { MINERU_URL: 'http://mineru.internal:8000' };
+    const consumers = load(withMineru).filter((a) => a.script === 'apps/worker/dist/main.js');
     expect(consumers.map((a) => a.args).sort()).toEqual([...STAGES].sort());
     for (const stage of STAGES) {
       expect(consumers.find((a) => a.args === stage)).toMatchObject({ name: `readpack-${stage}`, exec_mode: 'fork', instances: 1 });
-      const scaled = load({ [`${stage.toUpperCase()}_CONSUMERS`]: '4' });
+      const scaled = load({ ...withMineru, [`${stage.toUpperCase()}_CONSUMERS`]: '4' });
       expect(scaled.find((a) => a.args === stage)?.instances).toBe(4);
     }
+  });
+
+  it('runs no mineru consumer without MINERU_URL unless MINERU_CONSUMERS asks for one', () => {
+    const stages = (env: Record<string, string>) => load(env).filter((a) => a.script === 'apps/worker/dist/main.js').map((a) => a.args);
+    expect(stages({})).toEqual(STAGES.filter((s) => s !== 'mineru'));
+    expect(stages({ MINERU_CONSUMERS: '2' })).toContain('mineru');
   });
 
   it('restarts with backoff and waits past the shutdown grace before SIGKILL', () => {
