@@ -6,3 +6,5 @@ export { buildPdf, streamObject } from './pdf-builder.js';
 export { assertValidPackage, packageSchema } from './package-schema.js';
 export { twoColumnPdf, outlinedPdf, type TwoColumnPdf, type OutlinedPdf } from './generated-pdfs.js';
 export { ThrowawayRedis, type ThrowawayRedisOptions, type RedisExit } from './throwaway-redis.js';
+export { startOtlpReceiver, decodeOtlpJson, type OtlpReceiver, type CollectedSpan } from './otlp-receiver.js';
+export { whereTheTimeGoes, renderTimeTable, type TimeBreakdown, type SpanTimeRow } from './trace-summary.js';
