@@ -9,7 +9,7 @@ import { findFreePort } from '../../apps/supervisor/src/redis-server.js';
 import { pollUntilTerminal, upload } from '../harness.js';
 import { waitForHealthy } from '../support/fresh-http.js';
 import { startApiProcess, startConsumerProcess } from '../support/readpack-processes.js';
-import type { ServiceProcess } from '../support/service-process.js';
+import { jsonLines, type ServiceProcess } from '../support/service-process.js';
 
 /*
  * Tracing across real processes: the API and one consumer process per stage, each exporting over
@@ -31,7 +31,7 @@ beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'readpack-trace-'));
   const port = await findFreePort();
   baseUrl = `http://127.0.0.1:${port}`;
-  const vars = { REDIS_URL: testRedisUrl(), READPACK_PREFIX: prefix, DATA_DIR: dataDir, HOST: '127.0.0.1', LOG_LEVEL: 'warn', OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url };
+  const vars = { REDIS_URL: testRedisUrl(), READPACK_PREFIX: prefix, DATA_DIR: dataDir, HOST: '127.0.0.1', LOG_LEVEL: 'info', LOG_FORMAT: 'json', OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url };
   api = await startApiProcess({ ...vars, PORT: String(port) });
   consumers = await Promise.all(STAGES_RUN.map((stage) => startConsumerProcess(stage, vars)));
   await waitForHealthy(baseUrl, { timeoutMs: 60_000, describe: () => api.outputTail() });
@@ -123,6 +123,9 @@ describe('tracing across processes', () => {
     const assemble = named(docx, 'stage.assemble')[0]!;
     expect([assemble.service, assemble.parentSpanId]).toEqual(['readpack-worker-assemble', fanOut.spanId]);
     for (const name of ['assemble.build', 'package.write', 'state.terminal']) expect([name, named(docx, name)[0]!.parentSpanId]).toEqual([name, assemble.spanId]);
+    // Log lines written inside a span name it: the extract consumer's 'stage started' line leads to its handler span.
+    const started = jsonLines(consumers[0]!.stdoutLines()).filter((l) => l.jobId === docxJob && l.message === 'stage started');
+    expect(started.map((l) => [l.traceId, l.spanId])).toEqual([[extract.traceId, extract.spanId]]);
     // Identifiers only: the tenant and job, never the file's name.
     expect(docx.every((s) => !Object.values(s.attributes).includes('word_sample.docx'))).toBe(true);
 

@@ -6,7 +6,7 @@ import { deadLettered, JOB_ERRORS, JobStateStore, LeaseLostError, type JobErrorC
 import { jobLogger, PROCESS_IDENTITY, type Logger } from '@readpack/logging';
 import { openStorage } from '@readpack/package-store';
 import { bullPrefix, bullWorkerLeaseOptions, CONVERTER_REFRESH_MS, jobOptionOverrides, leaseSettings, publishConverter, QueueProducer, QUEUES, readConverter, traceCarrier, WebhookEnqueuer, type LeaseSettings, type PayloadOf } from '@readpack/queues';
-import { activeSpanIds, ATTR, contextFromCarrier, inSpan, recordSpan, SPAN, stageSpan, tracingEnabled, type SpanAttributes, type TraceCarrier } from '@readpack/tracing';
+import { ATTR, contextFromCarrier, inSpan, recordSpan, SPAN, stageSpan, tracingEnabled, type SpanAttributes, type TraceCarrier } from '@readpack/tracing';
 import { createConsumerConnection } from '@readpack/redis';
 import type { Redis } from 'ioredis';
 import type { LibreOffice } from './libreoffice.js';
@@ -190,7 +190,7 @@ async function processJob(ctx: RunnerContext, job: Job, token: string | undefine
   const { handler, state } = ctx;
   const stage = handler.stage;
   const parsed = QUEUES[stage].payload.safeParse(job.data);
-  const logger = jobLogger(ctx.logger, { jobId: refOf(job).jobId, stage, attempt: job.attemptsMade + 1, bullJobId: job.id, ...activeSpanIds() });
+  const logger = jobLogger(ctx.logger, { jobId: refOf(job).jobId, stage, attempt: job.attemptsMade + 1, bullJobId: job.id });
   if (!parsed.success) {
     logger.error('invalid payload', { issues: parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`) });
     // No lease can be taken for a payload we cannot read: the record (if any) is failed by authority.
