@@ -70,6 +70,8 @@ describe('tracing through a takeover', () => {
     const survivor = handlers.filter((s) => s.pid !== victim.pid);
     expect(survivor).toHaveLength(1);
     expect(survivor[0]!.parentSpanId).toBe(enqueue[0]!.spanId);
+    // Its second start: the first was the victim's.
+    expect(survivor[0]!.attributes['readpack.start']).toBe(2);
     expect(handlers.filter((s) => s.pid === victim.pid)).toEqual([]);
     const waits = trace.filter((s) => s.name === 'queue.wait' && s.attributes['readpack.stage'] === 'extract');
     expect(waits.filter((s) => s.pid !== victim.pid).map((s) => s.parentSpanId)).toEqual([enqueue[0]!.spanId]);

@@ -104,7 +104,7 @@ describe('tracing across processes', () => {
     const docx = traceOf(spans, docxJob);
     expectWellFormed(docx);
     expect(new Set(docx.map((s) => s.service))).toEqual(new Set(['readpack-api', 'readpack-worker-extract', 'readpack-worker-assemble']));
-    for (const name of ['upload.receive', 'upload.store', 'admission', 'state.create', 'queue.enqueue', 'state.start', 'parse', 'asset.write', 'queue.fan_out', 'assemble.build', 'package.write', 'state.terminal']) {
+    for (const name of ['upload.receive', 'upload.store', 'admission', 'state.create', 'queue.enqueue', 'queue.wait', 'state.start', 'parse', 'asset.write', 'queue.fan_out', 'queue.fan_in', 'assemble.build', 'package.write', 'state.terminal']) {
       expect([name, named(docx, name).length > 0]).toEqual([name, true]);
     }
     const [root] = named(docx, 'upload');
@@ -138,7 +138,9 @@ describe('tracing across processes', () => {
     expect(pdfFanOut[0]!.attributes['readpack.children']).toBe(2);
     for (const stage of ['render', 'ocr', 'assemble']) {
       const handlers = named(pdf, `stage.${stage}`);
-      const waits = pdf.filter((s) => s.name === 'queue.wait' && s.attributes['readpack.stage'] === stage);
+      // Flow parents (a page's OCR, assemble) wait for their children first: fan-in, not queue wait.
+      const waitName = stage === 'render' ? 'queue.wait' : 'queue.fan_in';
+      const waits = pdf.filter((s) => s.name === waitName && s.attributes['readpack.stage'] === stage);
       const count = stage === 'assemble' ? 1 : 2;
       expect([stage, handlers.length, waits.length]).toEqual([stage, count, count]);
       for (const span of [...handlers, ...waits]) expect([stage, span.name, span.parentSpanId]).toEqual([stage, span.name, pdfFanOut[0]!.spanId]);
@@ -150,7 +152,12 @@ describe('tracing across processes', () => {
       expect(leaves).toHaveLength(2);
       for (const span of leaves) expect([leaf, parentOf(pdf, span).name]).toEqual([leaf, stage]);
     }
-    // queue.wait is recorded with the job's real times: it starts at the enqueue, not at the pickup.
-    for (const wait of named(pdf, 'queue.wait')) expect(wait.startMs).toBeLessThanOrEqual(parentOf(pdf, wait).endMs + 1);
+    // Waits are recorded with the job's real times: they start at the enqueue, not at the pickup.
+    for (const wait of [...named(pdf, 'queue.wait'), ...named(pdf, 'queue.fan_in')]) expect(wait.startMs).toBeLessThanOrEqual(parentOf(pdf, wait).endMs + 1);
+    // A page's OCR job starts only after its render job ended: its fan-in covers the render.
+    for (const fanIn of named(pdf, 'queue.fan_in').filter((s) => s.attributes['readpack.stage'] === 'ocr')) {
+      const render = named(pdf, 'stage.render').find((s) => s.attributes['readpack.page'] === fanIn.attributes['readpack.page'])!;
+      expect(fanIn.endMs).toBeGreaterThanOrEqual(render.endMs - 1);
+    }
   }, 400_000);
 });

@@ -147,16 +147,17 @@ async function announceConverter(libreoffice: LibreOffice, connection: Redis, co
 }
 
 /**
- * A job's spans, in the trace of the span that enqueued it (its payload's `trace`): `queue.wait`,
- * from the enqueue to this start, recorded with its real times; then the stage's handler span
- * around everything this consumer does for the job. A redelivered job (takeover, retry) adds both
- * again under the same parent, so its trace shows every start.
+ * A job's spans, in the trace of the span that enqueued it (its payload's `trace`): `queue.wait`
+ * (`queue.fan_in` for a flow parent), from the enqueue to this start, recorded with its real
+ * times; then the stage's handler span around everything this consumer does for the job. A
+ * redelivered job (takeover, retry) adds both again under the same parent, so its trace shows
+ * every start.
  */
 function runJob(ctx: RunnerContext, job: Job, token: string | undefined): Promise<unknown> {
   if (!tracingEnabled()) return processJob(ctx, job, token);
   const parent = contextFromCarrier(traceOf(job));
   const attributes = jobAttributes(ctx.handler.stage, job);
-  recordSpan(SPAN.queueWait, { parent, attributes, startMs: job.timestamp, endMs: job.processedOn ?? Date.now() });
+  recordSpan(ctx.handler.waitsForChildren ? SPAN.fanIn : SPAN.queueWait, { parent, attributes, startMs: job.timestamp, endMs: job.processedOn ?? Date.now() });
   return inSpan(stageSpan(ctx.handler.stage), { parent, kind: 'consumer', attributes }, () => processJob(ctx, job, token));
 }
 
@@ -173,6 +174,7 @@ function jobAttributes(stage: Stage, job: Job): SpanAttributes {
     [ATTR.jobId]: refOf(job).jobId,
     [ATTR.messageId]: String(job.id),
     [ATTR.attempt]: job.attemptsMade + 1,
+    [ATTR.start]: job.attemptsStarted,
     ...(typeof data.tenant === 'string' ? { [ATTR.tenant]: data.tenant } : {}),
     ...(typeof data.page === 'number' ? { [ATTR.page]: data.page } : {}),
     ...(typeof data.series === 'number' ? { [ATTR.series]: data.series } : {}),

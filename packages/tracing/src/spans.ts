@@ -22,6 +22,8 @@ export const SPAN = {
   fanOut: 'queue.fan_out',
   /** From the job's enqueue to a consumer taking it (recorded afterwards with its real start time). */
   queueWait: 'queue.wait',
+  /** The same for a flow parent (assemble, a page's OCR): waiting for its children, then in the queue. */
+  fanIn: 'queue.fan_in',
   /** A consumer taking the job's lease (record → processing). */
   stateStart: 'state.start',
   /** The document parsed in a parser thread (extract). */
@@ -65,7 +67,10 @@ export const ATTR = {
   page: 'readpack.page',
   pages: 'readpack.pages',
   children: 'readpack.children',
+  /** BullMQ's attempt number (a retry after a failed attempt counts up). */
   attempt: 'readpack.attempt',
+  /** Every start of the job, takeovers after a dead consumer included (BullMQ's attemptsStarted). */
+  start: 'readpack.start',
   series: 'readpack.series',
   mediaType: 'readpack.media_type',
   sizeBytes: 'readpack.size_bytes',

@@ -43,6 +43,7 @@ export const assembleStage = defineStage({
   phase: 'assemble',
   needs: [],
   failureOwner: 'job',
+  waitsForChildren: true,
   async handle(payload, ctx) {
     const { storage, state, logger } = ctx;
     // Fan-in: the children's results read and the package built from them.

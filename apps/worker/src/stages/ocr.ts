@@ -51,6 +51,7 @@ export const ocrStage = defineStage({
   phase: 'ocr',
   needs: ['ocr'],
   failureOwner: 'parent',
+  waitsForChildren: true,
   // The native engine batches the pages waiting for it into one tesseract process (start-up paid
   // once): it can only when more pages than processes are in hand, so the consumer holds
   // NATIVE_PREFETCH pages per process. tesseract.js workers stay warm and gain nothing from it.
