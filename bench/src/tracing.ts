@@ -43,11 +43,13 @@ async function nsPerCall(c: Case): Promise<number> {
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
-async function measure(cases: Case[]): Promise<Map<string, number>> {
+/** Median ns per call of each case; `spread` is half the range over rounds of each, the run's noise. */
+async function measure(cases: Case[]): Promise<Map<string, number> & { spread: Map<string, number> }> {
   const samples = new Map<string, number[]>(cases.map((c) => [c.name, []]));
   for (const c of cases) await nsPerCall({ ...c, calls: Math.ceil(c.calls / 10) }); // warm-up: JIT
   for (let round = 0; round < ROUNDS; round++) for (const c of cases) samples.get(c.name)!.push(await nsPerCall(c));
-  return new Map([...samples].map(([name, values]) => [name, median(values)]));
+  const medians = new Map([...samples].map(([name, values]) => [name, median(values)]));
+  return Object.assign(medians, { spread: new Map([...samples].map(([name, values]) => [name, (Math.max(...values) - Math.min(...values)) / 2])) });
 }
 
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -174,6 +176,7 @@ async function main(): Promise<void> {
   ] as const;
   const table = ['| call | tracing | ns per call | ns over the bare call |', '| --- | --- | ---: | ---: |', ...rows.map(([what, mode, value, over]) => `| ${what} | ${mode} | ${ns(value)} | ${ns(over)} |`)];
   const offCost = off.get('inSpan off')! - bare;
+  const noise = off.spread.get('bare')!;
   const noopCost = off.get('api no-op')! - bare;
   const onCost = on.get('inSpan on')! - on.get('bare')!;
   const bareOn = on.get('bare')!;
@@ -184,7 +187,7 @@ async function main(): Promise<void> {
     '',
     ...table,
     '',
-    `Tracing off, a span costs ${ns(offCost)} ns over the bare call through Readpack's helper, against ${ns(noopCost)} ns through the OpenTelemetry API's no-op tracer` +
+    `Tracing off, a span through Readpack's helper costs ${offCost <= noise ? `nothing measurable over the bare call (${ns(offCost)} ns, within the run's noise of ±${ns(noise)} ns on the bare call)` : `${ns(offCost)} ns over the bare call (noise ±${ns(noise)} ns)`}, against ${ns(noopCost)} ns through the OpenTelemetry API's no-op tracer` +
       `${noopCost > 0 && offCost < noopCost ? ` (the flag check saves ${ns(noopCost - offCost)} ns)` : ''}; no SDK module is loaded (test/tracing/no-sdk.test.ts).`,
     `Tracing on, the bare call took ${ns(bareOn)} ns instead of ${ns(bare)} (${(bareOn / bare).toFixed(1)}×; measured after the off cases, not interleaved with them)` +
       (bareOn / bare > 1.5 ? ': the SDK registers an AsyncLocalStorage context manager, whose promise hooks make every `await` of the process dearer.' : '.'),
