@@ -1,12 +1,15 @@
 import cluster from 'node:cluster';
 import { ConfigError, EXIT_CONFIG_ERROR, loadConfig } from '@readpack/config';
 import { createLogger } from '@readpack/logging';
+import { serviceName, startTracing } from '@readpack/tracing';
 import { startApi } from './server.js';
 
 /** One API process (PM2 cluster mode runs one per instance; cluster.ts forks several). */
 async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger({ level: config.logLevel, component: 'api', format: config.logFormat });
+  // Before the server: spans need the provider registered from the first request on.
+  const tracing = await startTracing(config.tracing, serviceName('api'));
   const api = await startApi(config, logger);
   let stopping = false;
   const stop = (signal: string) => {
@@ -14,7 +17,8 @@ async function main(): Promise<void> {
     stopping = true;
     logger.info('api stopping', { signal });
     const force = setTimeout(() => process.exit(0), config.shutdownGraceMs).unref();
-    api.close().then(
+    // The last spans (those of requests drained by close) are exported before the exit.
+    api.close().then(() => tracing.shutdown()).then(
       () => {
         clearTimeout(force);
         process.exit(0);

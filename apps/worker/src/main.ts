@@ -1,5 +1,6 @@
 import { ConfigError, CONSUMER_ROLES, EXIT_CONFIG_ERROR, loadConfig, parseRoleList, type Config, type ConsumerRole } from '@readpack/config';
 import { createLogger } from '@readpack/logging';
+import { serviceName, startTracing } from '@readpack/tracing';
 import { startConsumerGroup } from './consumer-group.js';
 import { assertAllStagesHandled } from './stages/index.js';
 
@@ -25,19 +26,24 @@ async function main(): Promise<void> {
   const stage = roles.join('+');
   assertAllStagesHandled();
   const logger = createLogger({ level: config.logLevel, component: `worker-${stage}`, format: config.logFormat });
+  const tracing = await startTracing(config.tracing, serviceName(roles));
   // Signals are handled from the start: a consumer takes jobs before startConsumer has resolved
   // (its worker runs while the maintenance and metrics workers still start), and a SIGTERM in that
   // window must still let the job in hand finish rather than kill the process.
   const running: { consumer?: { close(): Promise<void> } } = {};
   let stopping = false;
   const close = () =>
-    running.consumer!.close().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        logger.error('stop failed', { stage, error: String(error) });
-        process.exit(1);
-      },
-    );
+    running.consumer!
+      .close()
+      // The spans of the jobs that finished during the grace period are exported before the exit.
+      .then(() => tracing.shutdown())
+      .then(
+        () => process.exit(0),
+        (error: unknown) => {
+          logger.error('stop failed', { stage, error: String(error) });
+          process.exit(1);
+        },
+      );
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;

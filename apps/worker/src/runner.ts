@@ -5,7 +5,8 @@ import type { Config, Stage } from '@readpack/config';
 import { deadLettered, JOB_ERRORS, JobStateStore, LeaseLostError, type JobErrorCode, type LeasedJobState, type JobRef, type Lease } from '@readpack/job-state';
 import { jobLogger, PROCESS_IDENTITY, type Logger } from '@readpack/logging';
 import { openStorage, type Storage } from '@readpack/package-store';
-import { bullPrefix, bullWorkerLeaseOptions, CONVERTER_REFRESH_MS, jobOptionOverrides, leaseSettings, publishConverter, QueueProducer, QUEUES, readConverter, WebhookEnqueuer, type LeaseSettings, type PayloadOf } from '@readpack/queues';
+import { bullPrefix, bullWorkerLeaseOptions, CONVERTER_REFRESH_MS, jobOptionOverrides, leaseSettings, publishConverter, QueueProducer, QUEUES, readConverter, traceCarrier, WebhookEnqueuer, type LeaseSettings, type PayloadOf } from '@readpack/queues';
+import { ATTR, contextFromCarrier, inSpan, recordSpan, SPAN, stageSpan, tracingEnabled, type SpanAttributes, type TraceCarrier } from '@readpack/tracing';
 import { createConsumerConnection } from '@readpack/redis';
 import type { Redis } from 'ioredis';
 import type { LibreOffice } from './libreoffice.js';
@@ -184,13 +185,48 @@ async function announceConverter(libreoffice: LibreOffice, connection: Redis, co
 }
 
 /**
+ * A job's spans, in the trace of the span that enqueued it (its payload's `trace`): `queue.wait`
+ * (`queue.fan_in` for a flow parent), from the enqueue to this start, recorded with its real
+ * times; then the stage's handler span around everything this consumer does for the job. A
+ * redelivered job (takeover, retry) adds both again under the same parent, so its trace shows
+ * every start.
+ */
+function runJob(ctx: RunnerContext, job: Job, token: string | undefined): Promise<unknown> {
+  if (!tracingEnabled()) return processJob(ctx, job, token);
+  const parent = contextFromCarrier(traceOf(job));
+  const attributes = jobAttributes(ctx.handler.stage, job);
+  recordSpan(ctx.handler.waitsForChildren ? SPAN.fanIn : SPAN.queueWait, { parent, attributes, startMs: job.timestamp, endMs: job.processedOn ?? Date.now() });
+  return inSpan(stageSpan(ctx.handler.stage), { parent, kind: 'consumer', attributes }, () => processJob(ctx, job, token));
+}
+
+function traceOf(job: Job): TraceCarrier | undefined {
+  const parsed = traceCarrier.safeParse((job.data as { trace?: unknown } | undefined)?.trace);
+  return parsed.success ? parsed.data : undefined;
+}
+
+/** Identifiers only: the payload is read as untrusted here (validated later, in processJob). */
+function jobAttributes(stage: Stage, job: Job): SpanAttributes {
+  const data = (job.data ?? {}) as { tenant?: unknown; page?: unknown; series?: unknown };
+  return {
+    [ATTR.stage]: stage,
+    [ATTR.jobId]: refOf(job).jobId,
+    [ATTR.messageId]: String(job.id),
+    [ATTR.attempt]: job.attemptsMade + 1,
+    [ATTR.start]: job.attemptsStarted,
+    ...(typeof data.tenant === 'string' ? { [ATTR.tenant]: data.tenant } : {}),
+    ...(typeof data.page === 'number' ? { [ATTR.page]: data.page } : {}),
+    ...(typeof data.series === 'number' ? { [ATTR.series]: data.series } : {}),
+  };
+}
+
+/**
  * Everything common to every stage, around the stage's own handler: validate the payload, take
  * the record's lease for this start of the job (skipping a job already finished — delivery is
  * at-least-once — or one from a series an operator has since replayed), keep the lease alive while
  * working, release it after, and take every final failure down the one path (finalFailure).
  * Errors are always rethrown to BullMQ, never swallowed, so retries work.
  */
-async function runJob(ctx: RunnerContext, job: Job, token: string | undefined): Promise<unknown> {
+async function processJob(ctx: RunnerContext, job: Job, token: string | undefined): Promise<unknown> {
   const { handler, state } = ctx;
   const stage = handler.stage;
   const parsed = QUEUES[stage].payload.safeParse(job.data);
@@ -205,7 +241,7 @@ async function runJob(ctx: RunnerContext, job: Job, token: string | undefined): 
   const ref: JobRef = { jobId: payload.jobId, batchId: payload.batchId };
   const lease: Lease = { series: payload.series ?? 1, holder: `${stage}:${String(job.id)}`, epoch: job.attemptsStarted, token };
 
-  const started = await state.start(ref, handler.phase, lease);
+  const started = await inSpan(SPAN.stateStart, {}, () => state.start(ref, handler.phase, lease));
   if (!started.applied && started.status === 'failed' && handler.failureOwner === 'job') {
     // Failed already: an earlier delivery recorded it (and dead-lettered it first, when its code
     // calls for that). Keep the job failed in BullMQ too rather than completing it.
@@ -326,7 +362,9 @@ async function finalFailure(ctx: RunnerContext, job: Job, lease: Lease | undefin
     return { ok: false, stage: ctx.handler.stage, code: failure.code, message: failure.message, ...(typeof page === 'number' ? { page } : {}) };
   }
   if (deadLettered(failure.code)) await ctx.deadLetters.write(job, failure);
-  const recorded = await ctx.state.fail(ref, { code: failure.code, message: failure.message }, lease ?? { series: seriesOf(job) });
+  const recorded = await inSpan(SPAN.terminalWrite, { attributes: { [ATTR.outcome]: 'failed', [ATTR.errorCode]: failure.code } }, () =>
+    ctx.state.fail(ref, { code: failure.code, message: failure.message }, lease ?? { series: seriesOf(job) }),
+  );
   if (recorded.status === 'fenced' || recorded.status === 'stale') throw new LeaseLostError(recorded.status, lease ?? { series: seriesOf(job), holder: '', epoch: 0, token: '' });
   throw new UnrecoverableError(failure.message);
 }

@@ -69,6 +69,11 @@ export interface StageHandler<S extends Stage, N extends StageNeed = StageNeed> 
    * reads with its children's values and decides what the document becomes.
    */
   failureOwner: 'job' | 'parent';
+  /**
+   * Its jobs are flow parents (assemble, a page's OCR): they wait for their children before
+   * they queue, so the time from enqueue to start is traced as `queue.fan_in`, not `queue.wait`.
+   */
+  waitsForChildren?: true;
   /** The value a child returns reaches its parent (`job.getChildrenValues()`). */
   handle(payload: PayloadOf<S>, ctx: StageContext<N>): Promise<unknown>;
   /** A child stage's last word when it fails for good (e.g. count the page as finished). */

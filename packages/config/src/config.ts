@@ -87,6 +87,8 @@ export interface Config {
   logLevel: 'error' | 'warn' | 'info' | 'debug';
   /** Unset: chosen by the logger from whether stdout is a terminal. */
   logFormat: 'json' | 'pretty' | undefined;
+  /** OpenTelemetry tracing (packages/tracing): off unless an OTLP endpoint is set. */
+  tracing: { endpoint: string | undefined; tracesEndpoint: string | undefined };
   stage: Stage | undefined;
   /** READPACK_STAGES: what one worker process consumes, when given as a list. */
   workerStages: readonly ConsumerRole[] | undefined;
@@ -215,6 +217,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     faults: { exitOnFilename: e.FAULT_EXIT_ON_FILENAME, busy: busyFault(e.FAULT_BUSY) },
     logLevel: e.LOG_LEVEL,
     logFormat: e.LOG_FORMAT,
+    tracing: { endpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT, tracesEndpoint: e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT },
     stage: e.READPACK_STAGE,
     workerStages: e.READPACK_STAGES,
     sharedProcessStages: e.SHARED_PROCESS_STAGES,

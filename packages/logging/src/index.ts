@@ -1,5 +1,6 @@
 import { hostname } from 'node:os';
 import winston from 'winston';
+import { activeSpanIds } from '@readpack/tracing';
 
 export type Logger = winston.Logger;
 
@@ -23,6 +24,7 @@ export function createLogger(options: { level?: string; component: string; forma
     format: winston.format.combine(
       redactSecrets(),
       serializeErrors(),
+      traceIds(),
       winston.format.timestamp(),
       winston.format.errors({ stack: true }),
       format === 'pretty' ? prettyLine(Boolean(process.stdout.isTTY) && !process.env.NO_COLOR) : winston.format.json(),
@@ -53,6 +55,16 @@ function prettyLine(colour: boolean) {
     return typeof info.stack === 'string' ? `${line}\n${paint('90', info.stack)}` : line;
   });
 }
+
+/**
+ * With tracing on, a line written while a span is active names it (`traceId`, `spanId`): a trace
+ * found in Jaeger or Tempo leads to its log lines. Off, nothing is added.
+ */
+const traceIds = winston.format((info) => {
+  const ids = activeSpanIds();
+  if (ids) Object.assign(info, ids);
+  return info;
+});
 
 /** A child logger bound to one job: every line it writes names the job and the stage. */
 export function jobLogger(logger: Logger, context: { jobId: string; stage: string; [key: string]: unknown }): Logger {

@@ -13,6 +13,18 @@ export const sourceRef = z.object({
   size: z.number().int().nonnegative(),
 });
 
+/**
+ * Where the job sits in its document's trace (W3C Trace Context, written by QueueProducer from
+ * the span that enqueued it; packages/tracing). Absent when tracing is off. A redelivered job
+ * keeps it, so a takeover continues the same trace.
+ */
+export const traceCarrier = z
+  .object({
+    traceparent: z.string().regex(/^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/),
+    tracestate: z.string().max(512).optional(),
+  })
+  .strict();
+
 /** What every payload has: which job record it drives (and its batch, to keep that alive). */
 const jobRef = {
   jobId: z.string().regex(/^[A-Za-z0-9_-]{8,128}$/),
@@ -20,11 +32,15 @@ const jobRef = {
   batchId: z.string().regex(/^[A-Za-z0-9_-]{8,128}$/).optional(),
   /** Attempt series (1 unless an operator replayed the job); absent means 1. */
   series: z.number().int().positive().optional(),
+  trace: traceCarrier.optional(),
 };
 
 export type JobRefFields = { jobId: string; tenant: string; batchId?: string | undefined; series?: number | undefined };
 
-/** The fields a stage passes on to the next stage unchanged: the job, its batch and its attempt series. */
+/**
+ * The fields a stage passes on to the next stage unchanged: the job, its batch and its attempt
+ * series. Not `trace`: the next job hangs below the span that enqueues it, not below this job's parent.
+ */
 export function jobRefFields(payload: JobRefFields): JobRefFields {
   return { jobId: payload.jobId, tenant: payload.tenant, batchId: payload.batchId, series: payload.series };
 }

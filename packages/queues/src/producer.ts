@@ -1,6 +1,7 @@
 import { FlowProducer, Queue, type FlowJob, type JobsOptions } from 'bullmq';
 import type { Config } from '@readpack/config';
 import type { Redis } from 'ioredis';
+import { ATTR, currentTraceCarrier, inSpan, SPAN, type TraceCarrier } from '@readpack/tracing';
 import { bullPrefix, deadLetterQueueName, QUEUES, stageJobId, type PayloadOf, type QueueName } from './catalogue.js';
 import { MAINTENANCE_QUEUE } from './maintenance.config.js';
 import { WEBHOOK_DLQ, WEBHOOK_QUEUE } from './webhook.config.js';
@@ -68,7 +69,10 @@ export class QueueProducer {
   async addUntyped(name: QueueName, payload: unknown, options: { priority?: number; part?: string } = {}): Promise<void> {
     const data = QUEUES[name].payload.parse(payload);
     const { part, ...rest } = options;
-    await this.queue(name).add(name, data, { ...this.jobOptions(name), ...rest, jobId: stageJobId(data.jobId, name, data.series, part) });
+    const attributes = { [ATTR.queue]: name, [ATTR.jobId]: data.jobId, [ATTR.tenant]: data.tenant };
+    await inSpan(SPAN.enqueue, { kind: 'producer', attributes }, () =>
+      this.queue(name).add(name, traced(data), { ...this.jobOptions(name), ...rest, jobId: stageJobId(data.jobId, name, data.series, part) }),
+    );
   }
 
   /**
@@ -80,10 +84,16 @@ export class QueueProducer {
    */
   async addAssembleFlow(payload: Omit<PayloadOf<'assemble'>, 'children'>, children: FlowChild[], options: { priority?: number } = {}): Promise<void> {
     const data = QUEUES.assemble.payload.parse({ ...payload, children: children.length });
+    const attributes = { [ATTR.queue]: 'assemble', [ATTR.jobId]: data.jobId, [ATTR.tenant]: data.tenant, [ATTR.children]: children.length };
+    // Every job of the flow, parent and children, carries the fan-out span's context.
+    await inSpan(SPAN.fanOut, { kind: 'producer', attributes }, () => this.addFlow(data, children, options));
+  }
+
+  private async addFlow(data: PayloadOf<'assemble'>, children: FlowChild[], options: { priority?: number }): Promise<void> {
     const series = data.series;
     if (children.length === 0) {
       // Nothing to wait for: a plain job, one script call, where a flow is a MULTI around it.
-      await this.queue('assemble').add('assemble', data, { ...this.jobOptions('assemble'), ...options, jobId: stageJobId(data.jobId, 'assemble', series) });
+      await this.queue('assemble').add('assemble', traced(data), { ...this.jobOptions('assemble'), ...options, jobId: stageJobId(data.jobId, 'assemble', series) });
       return;
     }
     const toFlowJob = (child: FlowChild): FlowJob => {
@@ -91,7 +101,7 @@ export class QueueProducer {
       return {
         name: child.name,
         queueName: QUEUES[child.name].name,
-        data: childData,
+        data: traced(childData),
         prefix: bullPrefix(this.prefix),
         opts: { ...this.jobOptions(child.name), ...options, jobId: stageJobId(data.jobId, child.name, series, child.part), ignoreDependencyOnFailure: true },
         children: child.children?.map(toFlowJob),
@@ -108,7 +118,7 @@ export class QueueProducer {
     await this.flows.add({
       name: 'assemble',
       queueName: QUEUES.assemble.name,
-      data,
+      data: traced(data),
       prefix: bullPrefix(this.prefix),
       opts: { ...this.jobOptions('assemble'), ...options, jobId: stageJobId(data.jobId, 'assemble', series) },
       children: children.map(toFlowJob),
@@ -138,4 +148,13 @@ export class QueueProducer {
   private jobOptions(name: QueueName): JobsOptions {
     return { ...QUEUES[name].jobOptions, ...this.options.overrides?.[name] };
   }
+}
+
+/**
+ * The payload with the active span's trace context; unchanged when tracing is off here (a job that
+ * already carries a context, e.g. a dead-letter replay, keeps it).
+ */
+function traced<T extends { trace?: TraceCarrier | undefined }>(data: T): T {
+  const trace = currentTraceCarrier();
+  return trace ? { ...data, trace } : data;
 }

@@ -8,3 +8,5 @@ export { twoColumnPdf, outlinedPdf, type TwoColumnPdf, type OutlinedPdf } from '
 export { ThrowawayRedis, type ThrowawayRedisOptions, type RedisExit } from './throwaway-redis.js';
 export { ThrowawaySentinel, type ThrowawaySentinelOptions } from './throwaway-sentinel.js';
 export { NetnsSandbox, type NamespaceLink } from './netns.js';
+export { startOtlpReceiver, decodeOtlpJson, type OtlpReceiver, type CollectedSpan } from './otlp-receiver.js';
+export { whereTheTimeGoes, renderTimeTable, type TimeBreakdown, type SpanTimeRow } from './trace-summary.js';

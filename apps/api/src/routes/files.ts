@@ -2,11 +2,13 @@ import { Router, type Request } from 'express';
 import multer from 'multer';
 import { dedupIdentity, type NewJob } from '@readpack/job-state';
 import { PIPELINE_VERSION, readConverter, type DocumentOptions, type ExtractPayload, type SourceRef } from '@readpack/queues';
+import { ATTR, inSpan, setActiveAttributes, SPAN } from '@readpack/tracing';
 import type { ApiContext } from '../context.js';
 import type { BatchAccepted, UploadAccepted } from '../contract/schemas.js';
 import { baseUrl } from '../http/base-url.js';
 import { ApiError } from '../http/errors.js';
 import { closeStalledBodies } from '../http/idle-body.js';
+import { inUploadSpan, traceReceive, traceUpload } from '../http/upload-tracing.js';
 import { newId } from '../ids.js';
 import { tenantOf } from '../tenant.js';
 import { inspectFiles, storeFiles, type AcceptedFile } from '../uploads/accept.js';
@@ -61,9 +63,10 @@ export function filesRouter(ctx: ApiContext): Router {
   const rejectOversized = contentLengthGuard(config.limits.maxUploadBytes * Math.max(1, config.limits.maxBatchFiles));
   const stallGuard = closeStalledBodies(config.http.uploadIdleTimeoutMs, logger);
 
-  router.post('/api/files', rejectOversized, uploadRate.beforeBody(), stallGuard, single, async (req, res) => {
+  router.post('/api/files', traceUpload, rejectOversized, uploadRate.beforeBody(), stallGuard, traceReceive(single), (req, res) => inUploadSpan(res, async () => {
     if (!req.file) throw new ApiError(400, 'missing_file', 'Send the document as multipart/form-data field "file".');
     const intake = await admit(ctx, req, [asSpooled(req.file)]);
+    setActiveAttributes({ [ATTR.jobId]: intake.jobIds[0]!, [ATTR.tenant]: intake.tenant, [ATTR.files]: 1 });
     const accepted = intake.files[0]!;
     const job: NewJob = { jobId: intake.jobIds[0]!, tenant: intake.tenant, source: sourceInfo(accepted), callbackUrl: intake.callbackUrl };
     let outcome: { created: boolean; jobId: string } | undefined;
@@ -76,7 +79,7 @@ export function filesRouter(ctx: ApiContext): Router {
         options: { ...intake.options, password: passwordIdentity(ctx, intake, accepted), callbackUrl: intake.callbackUrl },
         sha256: accepted.source.sha256,
       });
-      outcome = await state.createOrJoin(identity, job);
+      outcome = await inSpan(SPAN.stateCreate, {}, () => state.createOrJoin(identity, job));
       if (outcome.created) await enqueueOrFail(ctx, job, accepted.source, intake, 0);
     } finally {
       if (!outcome?.created) await ctx.admission.release(intake.tenant, intake.jobIds);
@@ -88,17 +91,18 @@ export function filesRouter(ctx: ApiContext): Router {
     const status = created ? 'queued' : ((await state.getJob(jobId))?.status ?? 'queued');
     const body: UploadAccepted = { jobId, status, statusUrl, deduplicated: !created };
     res.status(202).location(statusUrl).json(body);
-  });
+  }));
 
-  router.post('/api/files/batch', rejectOversized, uploadRate.beforeBody(), stallGuard, many, async (req, res) => {
+  router.post('/api/files/batch', traceUpload, rejectOversized, uploadRate.beforeBody(), stallGuard, traceReceive(many), (req, res) => inUploadSpan(res, async () => {
     const uploaded = Array.isArray(req.files) ? req.files.map(asSpooled) : [];
     if (uploaded.length === 0) throw new ApiError(400, 'missing_files', 'Send the documents as repeated multipart/form-data field "files".');
     const intake = await admit(ctx, req, uploaded, () => uploadRate.consume(tenantOf(req), uploaded.length - 1));
     const batchId = newId('batch');
+    setActiveAttributes({ [ATTR.batchId]: batchId, [ATTR.tenant]: intake.tenant, [ATTR.files]: uploaded.length });
     const jobs: NewJob[] = intake.files.map((file, index) => ({ jobId: intake.jobIds[index]!, tenant: intake.tenant, source: sourceInfo(file), batch: { batchId, index }, callbackUrl: intake.callbackUrl }));
     const files = jobs.map((job, index) => ({ index, name: job.source.filename, jobId: job.jobId }));
     try {
-      await state.createBatch({ batchId, tenant: intake.tenant, files }, jobs);
+      await inSpan(SPAN.stateCreate, { attributes: { [ATTR.batchId]: batchId } }, () => state.createBatch({ batchId, tenant: intake.tenant, files }, jobs));
     } catch (error) {
       await ctx.admission.release(intake.tenant, intake.jobIds);
       throw error;
@@ -108,7 +112,7 @@ export function filesRouter(ctx: ApiContext): Router {
     const statusUrl = `${baseUrl(req, config.http.publicBaseUrl)}/api/files/batch/${batchId}`;
     const body: BatchAccepted = { batchId, statusUrl, files };
     res.status(202).location(statusUrl).json(body);
-  });
+  }));
 
   return router;
 }
@@ -128,9 +132,9 @@ async function admit(ctx: ApiContext, req: Request, spooled: SpooledFile[], more
     const files = await inspectFiles(spooled, () => readConverter(ctx.redis, ctx.config.redis.prefix));
     await moreRate?.();
     const jobIds = files.map(() => newId('job'));
-    const priorities = await ctx.admission.admit(tenant, jobIds);
+    const priorities = await inSpan(SPAN.admission, { attributes: { [ATTR.tenant]: tenant, [ATTR.files]: jobIds.length } }, () => ctx.admission.admit(tenant, jobIds));
     admittedIds = jobIds;
-    await storeFiles(ctx.storage, spooled);
+    await inSpan(SPAN.uploadStore, { attributes: { [ATTR.files]: spooled.length, [ATTR.sizeBytes]: spooled.reduce((sum, f) => sum + f.size, 0) } }, () => storeFiles(ctx.storage, spooled));
     return { tenant, options, password, callbackUrl, files, jobIds, priorities };
   } catch (error) {
     await discard(spooled);

@@ -19,6 +19,7 @@ import {
   type PartOrigin,
 } from '@readpack/reading-package';
 import type { AssemblePayload } from '@readpack/queues';
+import { ATTR, inSpan, SPAN } from '@readpack/tracing';
 import type { Extraction } from '../extraction.js';
 import { childValues, type ChildFailed, type ChildOutcome } from '../child-results.js';
 import { PermanentFailure, TransientFailure } from '../failures.js';
@@ -42,33 +43,38 @@ export const assembleStage = defineStage({
   phase: 'assemble',
   needs: [],
   failureOwner: 'job',
+  waitsForChildren: true,
   async handle(payload, ctx) {
     const { storage, state, logger } = ctx;
-    // A flow with no children (a text-layer document read locally) has no values to read.
-    const children = payload.children === 0 ? { results: [], failures: [] } : await childOutcomes(ctx);
-    const extraction = payload.extraction ? await readJson<Extraction>(ctx, payload.extraction.sha256) : undefined;
-    const mineru = children.results.find((r): r is MineruChildResult => r.kind === 'mineru');
-    const mineruFailure = children.failures.find((f) => f.stage === 'mineru');
-
-    let manifest: PackageManifest;
-    if (mineru) {
-      manifest = fromMineru(payload, await readJson<StoredMineruDocument>(ctx, mineru.resultSha256), mineru.version);
-    } else if (mineruFailure && payload.options.engine === 'mineru') {
-      throw new PermanentFailure(mineruFailure.code, mineruFailure.message);
-    } else if (extraction) {
-      const ocrPages = await Promise.all(
-        children.results.filter((r): r is PageChildResult => r.kind === 'page').map((r) => readJson<StoredOcrPage>(ctx, r.resultSha256)),
-      );
-      const pageFailures = children.failures.filter((f) => f.stage === 'ocr' && f.page !== undefined);
-      manifest = fromExtraction(payload, extraction, ocrPages, pageFailures);
-      if (mineruFailure) manifest.fallback = { engine: 'local', reason: { code: mineruFailure.code, message: mineruFailure.message } };
-      // A document whose every unreadable page failed and that has no other text is a failure.
-      if (manifest.text.trim() === '' && pageFailures[0]) throw new PermanentFailure(pageFailures[0].code, pageFailures[0].message);
-    } else {
-      throw new PermanentFailure('internal_error', 'Nothing to assemble: no extraction and no engine result.');
-    }
-    const written = await storage.packages.write(manifest);
-    const result = await state.complete(payload, written);
+    // Fan-in: the children's results read and the package built from them.
+    const manifest = await inSpan(SPAN.assemble, {}, async (span): Promise<PackageManifest> => {
+      // A flow with no children (a text-layer document read locally) has no values to read.
+      const children = payload.children === 0 ? { results: [], failures: [] } : await childOutcomes(ctx);
+      const extraction = payload.extraction ? await readJson<Extraction>(ctx, payload.extraction.sha256) : undefined;
+      const mineru = children.results.find((r): r is MineruChildResult => r.kind === 'mineru');
+      const mineruFailure = children.failures.find((f) => f.stage === 'mineru');
+      let manifest: PackageManifest;
+      if (mineru) {
+        manifest = fromMineru(payload, await readJson<StoredMineruDocument>(ctx, mineru.resultSha256), mineru.version);
+      } else if (mineruFailure && payload.options.engine === 'mineru') {
+        throw new PermanentFailure(mineruFailure.code, mineruFailure.message);
+      } else if (extraction) {
+        const ocrPages = await Promise.all(
+          children.results.filter((r): r is PageChildResult => r.kind === 'page').map((r) => readJson<StoredOcrPage>(ctx, r.resultSha256)),
+        );
+        const pageFailures = children.failures.filter((f) => f.stage === 'ocr' && f.page !== undefined);
+        manifest = fromExtraction(payload, extraction, ocrPages, pageFailures);
+        if (mineruFailure) manifest.fallback = { engine: 'local', reason: { code: mineruFailure.code, message: mineruFailure.message } };
+        // A document whose every unreadable page failed and that has no other text is a failure.
+        if (manifest.text.trim() === '' && pageFailures[0]) throw new PermanentFailure(pageFailures[0].code, pageFailures[0].message);
+      } else {
+        throw new PermanentFailure('internal_error', 'Nothing to assemble: no extraction and no engine result.');
+      }
+      span?.setAttribute(ATTR.children, children.results.length + children.failures.length);
+      return manifest;
+    });
+    const written = await inSpan(SPAN.packageWrite, {}, () => storage.packages.write(manifest));
+    const result = await inSpan(SPAN.terminalWrite, { attributes: { [ATTR.outcome]: 'done' } }, () => state.complete(payload, written));
     logger.info('package written', { packageId: written.packageId, size: written.size, sha256: written.sha256, recorded: result.applied, fallback: manifest.fallback?.reason.code });
   },
 });

@@ -2,6 +2,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { jobRefFields, RENDITION_PART, type RenditionRef } from '@readpack/queues';
+import { inSpan, SPAN } from '@readpack/tracing';
 import { ConversionError } from '../libreoffice.js';
 import { PermanentFailure } from '../failures.js';
 import { defineStage } from '../stage.js';
@@ -57,7 +58,7 @@ export const convertStage = defineStage({
         const started = performance.now();
         let output: string;
         try {
-          output = await libreoffice.toPdf(input, join(dir, 'out'));
+          output = await inSpan(SPAN.convert, {}, () => libreoffice.toPdf(input, join(dir, 'out')));
         } catch (error) {
           if (error instanceof ConversionError) throw new PermanentFailure(error.code, error.message, { cause: error });
           throw error;

@@ -2,6 +2,7 @@ import { jobRefFields, type ExtractPayload, type FlowChild, type RenditionRef, t
 // The version functions alone: @readpack/ocr's index would load tesseract.js into the extract consumer.
 import { nativeTesseractVersion, TESSERACT_VERSION } from '@readpack/ocr/version';
 import { parsedDocument, type ParsedDocument } from '@readpack/parsers';
+import { ATTR, inSpan, SPAN } from '@readpack/tracing';
 import { chooseEngine } from '../engine-choice.js';
 import { pageLanguage } from '../ocr-language.js';
 import { pagesNeedingOcr } from '../ocr-routing.js';
@@ -134,22 +135,28 @@ async function imageExtraction({ storage, config }: StageContext): Promise<Store
 
 async function extractLocally(sha256: string, mediaType: string, password: string | undefined, { storage, parsePool, config }: StageContext<'parsePool'>, rendition?: RenditionRef): Promise<StoredExtraction> {
   const { zip } = config.limits;
-  const parsed = await storage.blobs.withLocalFile(sha256, (path) => parsePool.parse({ path, mediaType, ...(password === undefined ? {} : { password }) }, {
-    maxPages: config.limits.maxPages,
-    maxZipEntries: zip.maxEntries,
-    maxZipUncompressedBytes: zip.maxUncompressedBytes,
-    maxZipRatio: zip.maxRatio,
-  }));
-  const images = [];
-  for (const image of parsed.images) {
-    const { sha256: imageSha, size } = await storage.blobs.putBuffer(image.data);
-    images.push({ name: image.name, mediaType: image.mediaType, sha256: imageSha, size, ...(image.page === undefined ? {} : { page: image.page }), ...(image.width === undefined || image.height === undefined ? {} : { width: image.width, height: image.height }) });
-  }
+  const parsed = await inSpan(SPAN.parse, { attributes: { [ATTR.mediaType]: mediaType } }, async (span) => {
+    const result = await storage.blobs.withLocalFile(sha256, (path) => parsePool.parse({ path, mediaType, ...(password === undefined ? {} : { password }) }, {
+      maxPages: config.limits.maxPages,
+      maxZipEntries: zip.maxEntries,
+      maxZipUncompressedBytes: zip.maxUncompressedBytes,
+      maxZipRatio: zip.maxRatio,
+    }));
+    span?.setAttribute(ATTR.pages, result.pages?.length ?? 0);
+    return result;
+  });
   // A converted document's origin is its converter (the package's `origin`); its pages and blocks
   // keep the origin of what read the PDF (pdfjs-dist text layer, or OCR).
   const origin = rendition ? { parser: rendition.parser, version: rendition.version, engine: parsed.origin.engine } : parsed.origin;
-  const extraction: Extraction = { ...parsed, origin, images };
-  const stored = await storage.blobs.putBuffer(Buffer.from(JSON.stringify(extraction)));
+  const { images, stored } = await inSpan(SPAN.assetWrite, { attributes: { [ATTR.files]: parsed.images.length + 1 } }, async () => {
+    const images = [];
+    for (const image of parsed.images) {
+      const { sha256: imageSha, size } = await storage.blobs.putBuffer(image.data);
+      images.push({ name: image.name, mediaType: image.mediaType, sha256: imageSha, size, ...(image.page === undefined ? {} : { page: image.page }), ...(image.width === undefined || image.height === undefined ? {} : { width: image.width, height: image.height }) });
+    }
+    const extraction: Extraction = { ...parsed, origin, images };
+    return { images, stored: await storage.blobs.putBuffer(Buffer.from(JSON.stringify(extraction))) };
+  });
   const summary = { parser: parsed.origin.parser, pages: parsed.pages?.length, tables: parsed.tables.length, images: images.length, chars: parsed.text.length };
   return { sha256: stored.sha256, document: parsed, summary };
 }

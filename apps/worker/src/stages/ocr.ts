@@ -1,6 +1,7 @@
 import { joinWords, OcrError, readPage, type OcrPage, type OcrReader } from '@readpack/ocr';
 import { PROCESS_IDENTITY, type Logger } from '@readpack/logging';
 import type { BBox, FlowBlock, OcrLangSource, Origin } from '@readpack/reading-package';
+import { ATTR, inSpan, SPAN } from '@readpack/tracing';
 import { childValues } from '../child-results.js';
 import { permanentOcrCode, PermanentFailure, TransientFailure } from '../failures.js';
 import { imageLanguage, surer, withData } from '../image-language.js';
@@ -50,6 +51,7 @@ export const ocrStage = defineStage({
   phase: 'ocr',
   needs: ['ocr'],
   failureOwner: 'parent',
+  waitsForChildren: true,
   // The native engine batches the pages waiting for it into one tesseract process (start-up paid
   // once): it can only when more pages than processes are in hand, so the consumer holds
   // NATIVE_PREFETCH pages per process. tesseract.js workers stay warm and gain nothing from it.
@@ -64,7 +66,9 @@ export const ocrStage = defineStage({
     if (!(await storage.blobs.has(rendered.pixels.sha256))) throw new TransientFailure('internal_error', 'The rendered page is missing from the blob store.');
     const pgm = await storage.blobs.readBuffer(rendered.pixels.sha256);
     const fallback = config.ocr.defaultLang === 'auto' ? 'eng' : config.ocr.defaultLang;
-    const { page, lang, langSource, how } = await typed(() => read(ocr, pgm, payload.lang, fallback), payload.lang?.code ?? payload.options.ocrLang, ctx.logger);
+    const { page, lang, langSource, how } = await inSpan(SPAN.ocrPage, { attributes: { [ATTR.page]: payload.page } }, () =>
+      typed(() => read(ocr, pgm, payload.lang, fallback), payload.lang?.code ?? payload.options.ocrLang, ctx.logger),
+    );
     ctx.logger.info('ocr language', { page: payload.page, lang, langSource, how });
     const lines = page.lines.map((l) => ({ text: l.text, confidence: Math.round(l.confidence), bbox: toPageUnits(l.bbox, rendered) }));
     const origin: Origin = { ...ocr.origin, engine: 'ocr' };
@@ -83,7 +87,7 @@ export const ocrStage = defineStage({
       readBy: PROCESS_IDENTITY,
       rendered,
     };
-    const blob = await storage.blobs.putBuffer(Buffer.from(JSON.stringify(stored)));
+    const blob = await inSpan(SPAN.assetWrite, { attributes: { [ATTR.files]: 1 } }, () => storage.blobs.putBuffer(Buffer.from(JSON.stringify(stored))));
     await state.pageDone(payload, payload.page);
     return { ok: true, kind: 'page', page: payload.page, resultSha256: blob.sha256 };
   },

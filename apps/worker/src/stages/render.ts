@@ -1,3 +1,4 @@
+import { ATTR, inSpan, SPAN } from '@readpack/tracing';
 import { PermanentFailure } from '../failures.js';
 import type { RenderedPageRefs } from '../render-task.js';
 import { pdfPassword } from '../secrets.js';
@@ -22,15 +23,17 @@ export const renderStage = defineStage({
     if (!(await storage.blobs.has(payload.source.sha256))) {
       throw new PermanentFailure('source_missing', 'The uploaded file is no longer stored; upload it again.');
     }
-    const refs = await storage.blobs.withLocalFile(payload.source.sha256, (path) => renderPool.render({
-      blobs: storage.blobs.location,
-      path,
-      kind: payload.kind,
-      page: payload.page,
-      dpi: config.ocr.renderDpi,
-      maxPixels: config.limits.maxImagePixels,
-      ...passwordField(pdfPassword(secrets, payload.secrets?.password, payload.jobId)),
-    }));
+    const refs = await inSpan(SPAN.renderPage, { attributes: { [ATTR.page]: payload.page } }, () =>
+      storage.blobs.withLocalFile(payload.source.sha256, (path) => renderPool.render({
+        blobs: storage.blobs.location,
+        path,
+        kind: payload.kind,
+        page: payload.page,
+        dpi: config.ocr.renderDpi,
+        maxPixels: config.limits.maxImagePixels,
+        ...passwordField(pdfPassword(secrets, payload.secrets?.password, payload.jobId)),
+      })),
+    );
     return { ok: true, refs };
   },
 });
