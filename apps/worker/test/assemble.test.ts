@@ -9,13 +9,13 @@ import { bullPrefix, QueueProducer } from '@readpack/queues';
 import { parseDocument } from '@readpack/parsers';
 import { walkBlocks, type PackageManifest } from '@readpack/reading-package';
 import { assertValidPackage, connectTestRedis, corpusManifest, deleteKeysWithPrefix, fixturePath } from '@readpack/testing';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@readpack/redis';
 import { testConfig } from '../../../test/harness.js';
 import type { Extraction } from '../src/extraction.js';
 import { assembleStage, fromExtraction } from '../src/stages/assemble.js';
 import type { StageContext } from '../src/stage.js';
 
-let redis: Redis;
+let redis: RedisClient;
 let storage: Storage;
 let ctx: StageContext;
 let store: JobStateStore;

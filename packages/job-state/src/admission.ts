@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@readpack/redis';
 import { registerScripts, runScript } from './scripts.js';
 
 export interface AdmissionOptions {
@@ -19,7 +19,7 @@ export type Admission = { admitted: true; activeBefore: number } | { admitted: f
  */
 export class ActiveJobsGate {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly options: AdmissionOptions,
   ) {
     registerScripts(redis);

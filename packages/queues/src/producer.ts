@@ -1,6 +1,6 @@
 import { FlowProducer, Queue, type FlowJob, type JobsOptions } from 'bullmq';
 import type { Config } from '@readpack/config';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@readpack/redis';
 import { bullPrefix, deadLetterQueueName, QUEUES, stageJobId, type PayloadOf, type QueueName } from './catalogue.js';
 import { MAINTENANCE_QUEUE } from './maintenance.config.js';
 import { WEBHOOK_DLQ, WEBHOOK_QUEUE } from './webhook.config.js';
@@ -33,7 +33,7 @@ export class QueueProducer {
    * event nobody listens to is thrown by Node, and a Redis blip would take the process down.
    */
   constructor(
-    private readonly connection: Redis,
+    private readonly connection: RedisClient,
     private readonly prefix: string,
     private readonly options: { overrides?: Partial<Record<QueueName, JobsOptions>>; onError: (error: Error) => void },
   ) {}

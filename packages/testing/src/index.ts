@@ -1,4 +1,4 @@
-export { testRedisUrl, uniqueName, connectTestRedis, deleteKeysWithPrefix } from './redis.js';
+export { testRedisUrl, uniqueName, uniqueKeyPrefix, connectTestRedis, deleteKeysWithPrefix } from './redis.js';
 export { repoRoot, fixturePath, corpusManifest, containsSnippet, type CorpusEntry } from './fixtures.js';
 export { waitFor } from './wait.js';
 export { cjkTextPng, textPng, fontFor, type TestScript, type TextImageOptions } from './cjk-image.js';
