@@ -25,6 +25,8 @@ const config: Config = {
     '^(\\.{1,2}/.*)\\.js$': '$1',
   },
   testMatch: ['<rootDir>/{packages,apps}/*/test/**/*.test.ts', '<rootDir>/test/**/*.test.ts'],
+  // Redis Cluster tests run in `npm run test:scale` (jest.scale.config.ts), not in `npm test`.
+  testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/scale/'],
   globalSetup: '<rootDir>/test/global-setup.ts',
   globalTeardown: '<rootDir>/test/global-teardown.ts',
   testTimeout: 30_000,

@@ -36,6 +36,11 @@ const sources = Object.fromEntries(
 ) as Record<ScriptName, string>;
 
 const commandName = (name: ScriptName) => `readpackJob_${name.replaceAll('-', '_')}`;
+
+/** A script as it is sent to Redis (prelude + script), and its command name: for tests that check every script's keys. */
+export function scriptSource(name: ScriptName): { command: string; lua: string } {
+  return { command: commandName(name), lua: sources[name] };
+}
 const registered = new WeakSet<RedisClient>();
 
 export function registerScripts(redis: RedisClient): void {

@@ -6,3 +6,4 @@ export { buildPdf, streamObject } from './pdf-builder.js';
 export { assertValidPackage, packageSchema } from './package-schema.js';
 export { twoColumnPdf, outlinedPdf, type TwoColumnPdf, type OutlinedPdf } from './generated-pdfs.js';
 export { ThrowawayRedis, type ThrowawayRedisOptions, type RedisExit } from './throwaway-redis.js';
+export { ThrowawayRedisCluster } from './throwaway-redis-cluster.js';

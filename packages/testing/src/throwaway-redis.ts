@@ -107,6 +107,16 @@ export class ThrowawayRedis {
     return exit;
   }
 
+  /** SIGKILL, as a crashed host would end it: no AOF rewrite, no goodbye to clients or to a cluster. */
+  async kill(): Promise<RedisExit | undefined> {
+    const child = this.child;
+    const exited = this.exited;
+    this.child = undefined;
+    if (!child || !exited) return undefined;
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    return exited;
+  }
+
   /** Stops it and removes its directory when it made one. */
   async dispose(): Promise<void> {
     await this.stop();
@@ -114,7 +124,7 @@ export class ThrowawayRedis {
   }
 }
 
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);
