@@ -25,7 +25,7 @@ const config: Config = {
     '^(\\.{1,2}/.*)\\.js$': '$1',
   },
   testMatch: ['<rootDir>/{packages,apps}/*/test/**/*.test.ts', '<rootDir>/test/**/*.test.ts'],
-  // test/scale (root, minutes each) runs in `npm run test:scale`, which lifts this pattern; not in `npm test`.
+  // test/scale (root, minutes each) runs in `npm run test:scale` (below), not in `npm test`.
   testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/scale/'],
   globalSetup: '<rootDir>/test/global-setup.ts',
   globalTeardown: '<rootDir>/test/global-teardown.ts',
@@ -34,4 +34,18 @@ const config: Config = {
   maxWorkers: 2,
 };
 
-export default config;
+/**
+ * `npm run test:scale` (READPACK_JEST_SUITE=scale): the Redis Cluster tests of test/scale, minutes
+ * each, and the job-state unit tests again, against a throwaway Redis Cluster this time
+ * (test/scale/global-setup.ts). One file at a time: a cluster test runs a deployment of processes.
+ */
+const scale: Config = {
+  ...config,
+  testMatch: ['<rootDir>/test/scale/**/*.test.ts', '<rootDir>/packages/job-state/test/**/*.test.ts'],
+  testPathIgnorePatterns: ['/node_modules/'],
+  globalSetup: '<rootDir>/test/scale/global-setup.ts',
+  globalTeardown: '<rootDir>/test/scale/global-teardown.ts',
+  maxWorkers: 1,
+};
+
+export default process.env.READPACK_JEST_SUITE === 'scale' ? scale : config;

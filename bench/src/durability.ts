@@ -27,7 +27,7 @@ import { hostname, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Queue, Worker } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@readpack/redis';
 import { TenantAdmission, UploadRateLimiter } from '@readpack/api/limits';
 import { dedupIdentity, JobStateStore } from '@readpack/job-state';
 import { bullPrefix, PIPELINE_VERSION, QUEUES, QueueProducer, type QueueName } from '@readpack/queues';
@@ -298,7 +298,7 @@ const OPTIONS = { engine: 'local', ocrLang: 'eng' } as const;
  * processor — the round trips the API and runner make, without the heartbeat. The limits are set
  * out of reach: what is measured is the cost of checking them, not of refusals.
  */
-async function overheadRound(redis: Redis, jobs: number, concurrency: number, state: boolean): Promise<Phases> {
+async function overheadRound(redis: RedisClient, jobs: number, concurrency: number, state: boolean): Promise<Phases> {
   const prefix = `bench-overhead-${randomBytes(4).toString('hex')}`;
   const store = new JobStateStore(redis, {
     prefix,

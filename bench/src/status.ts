@@ -26,7 +26,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import type { Express } from 'express';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@readpack/redis';
 import { loadConfig } from '@readpack/config';
 import { JobStateStore, type NewJob } from '@readpack/job-state';
 import { PROCESS_IDENTITY } from '@readpack/logging';
@@ -153,7 +153,7 @@ function jobId(): string {
   return `job_${randomBytes(16).toString('base64url')}`;
 }
 
-function stateStore(redis: Redis, prefix: string): JobStateStore {
+function stateStore(redis: RedisClient, prefix: string): JobStateStore {
   const { ttl } = loadConfig({});
   return new JobStateStore(redis, {
     prefix,
@@ -214,7 +214,7 @@ function treeCpuMs(pid: number): number {
 }
 
 /** Redis's own CPU time (ms) so far, from INFO: works for a private server and for REDIS_URL. */
-async function redisCpuMs(redis: Redis): Promise<number> {
+async function redisCpuMs(redis: RedisClient): Promise<number> {
   const info = await redis.info('cpu');
   const seconds = (name: string) => Number(new RegExp(`${name}:([\\d.]+)`).exec(info)?.[1] ?? NaN);
   return (seconds('used_cpu_user') + seconds('used_cpu_sys')) * 1_000;
@@ -240,7 +240,7 @@ interface TargetResult extends Target {
   runs: Run[];
 }
 
-async function run(target: Target, durationS: number, redis: Redis): Promise<Run> {
+async function run(target: Target, durationS: number, redis: RedisClient): Promise<Run> {
   const [server0, redis0] = [treeCpuMs(target.serverPid), await redisCpuMs(redis)];
   const result = await autocannon({ url: target.url, connections: settings.connections, duration: durationS, headers: target.headers });
   const [server1, redis1] = [treeCpuMs(target.serverPid), await redisCpuMs(redis)];
@@ -261,7 +261,7 @@ const median = (values: number[]) => {
 };
 
 /** Warm-up for every target, then `rounds` interleaved runs of each (hello-world first in each round). */
-async function measure(targets: Target[], redis: Redis): Promise<TargetResult[]> {
+async function measure(targets: Target[], redis: RedisClient): Promise<TargetResult[]> {
   for (const target of targets) {
     const res = await fetch(target.url, { headers: target.headers });
     if (res.status !== 200) throw new Error(`${target.label}: ${target.url} answered ${res.status}: ${await res.text()}`);
@@ -307,7 +307,7 @@ const ROUTES = {
   devStatus: 'Readpack `GET /api/files/job/:id`, dev mode (no keys)',
 } as const;
 
-async function throughputVariant(setup: string, instances: number, redis: Redis, redisUrl: string, prefix: string, fixture: Fixture): Promise<Variant> {
+async function throughputVariant(setup: string, instances: number, redis: RedisClient, redisUrl: string, prefix: string, fixture: Fixture): Promise<Variant> {
   console.log(`${setup}:`);
   const dataDir = mkdtempSync(join(tmpdir(), 'readpack-bench-data-'));
   cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
@@ -353,12 +353,12 @@ interface MemoryResult {
   longFields: string[];
 }
 
-async function usedMemory(redis: Redis): Promise<number> {
+async function usedMemory(redis: RedisClient): Promise<number> {
   const info = await redis.info('memory');
   return Number(/used_memory:(\d+)/.exec(info)?.[1] ?? NaN);
 }
 
-async function memoryPerRecord(redis: Redis, prefix: string, configuration: string): Promise<MemoryResult> {
+async function memoryPerRecord(redis: RedisClient, prefix: string, configuration: string): Promise<MemoryResult> {
   console.log(`memory (${configuration}): ${settings.memoryRecords} done records…`);
   const state = stateStore(redis, prefix);
   const before = await usedMemory(redis);

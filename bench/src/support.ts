@@ -3,7 +3,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { cpus, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import type { Redis } from 'ioredis';
+import { scanKeys, unlinkKeys, type RedisClient } from '@readpack/redis';
 import { ThrowawayRedis } from '@readpack/testing';
 
 /** Shared by the bench scripts: clean-up, ports, Redis namespaces and docs/benchmarks.md sections. */
@@ -34,13 +34,8 @@ export function freePort(): Promise<number> {
   });
 }
 
-export async function deleteByPrefix(redis: Redis, prefix: string): Promise<void> {
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1_000);
-    cursor = next;
-    if (keys.length > 0) await redis.unlink(...keys);
-  } while (cursor !== '0');
+export async function deleteByPrefix(redis: RedisClient, prefix: string): Promise<void> {
+  for await (const keys of scanKeys(redis, `${prefix}:*`, 1_000)) await unlinkKeys(redis, keys);
 }
 
 /**

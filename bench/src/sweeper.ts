@@ -15,7 +15,7 @@
  */
 import { hostname, loadavg } from 'node:os';
 import { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@readpack/redis';
 import { JobStateStore } from '@readpack/job-state';
 import { bullPrefix, QUEUES, type QueueName } from '@readpack/queues';
 import { createConsumerConnection } from '@readpack/redis';
@@ -50,12 +50,12 @@ interface SizeResult {
   busyRearmed: number;
 }
 
-async function commandsProcessed(redis: Redis): Promise<number> {
+async function commandsProcessed(redis: RedisClient): Promise<number> {
   return Number(/total_commands_processed:(\d+)/.exec(await redis.info('stats'))?.[1] ?? 0);
 }
 
 /** Wall time and Redis commands of `work` (the INFO call that counts them is subtracted). */
-async function measure<T>(redis: Redis, work: () => Promise<T>): Promise<{ cost: Cost; result: T }> {
+async function measure<T>(redis: RedisClient, work: () => Promise<T>): Promise<{ cost: Cost; result: T }> {
   const before = await commandsProcessed(redis);
   const start = performance.now();
   const result = await work();

@@ -1,6 +1,6 @@
 import type { JobRecord } from '@readpack/job-state';
 import { waitFor } from '@readpack/testing';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@readpack/redis';
 import type { Pipeline, StatusBody } from '../harness.js';
 import type { ConsumerFleet, LogLine } from '../durability/fleet.js';
 import { ChaosController, type Kill } from './controller.js';
@@ -43,7 +43,7 @@ export interface ChaosOutcome {
  * collected.
  */
 export async function chaosRun(
-  deps: { pipeline: Pipeline; fleet: ConsumerFleet; redis: Redis },
+  deps: { pipeline: Pipeline; fleet: ConsumerFleet; redis: RedisClient },
   documents: ChaosDocument[],
   settings: ChaosSettings,
   random: () => number,

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { writeFile } from 'node:fs/promises';
 import { deadLettered, isJobErrorCode } from '@readpack/job-state';
 import { connectTestRedis } from '@readpack/testing';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@readpack/redis';
 import { startPipeline, type Pipeline } from '../harness.js';
 import { ConsumerFleet, FAST_LEASES } from '../durability/fleet.js';
 import { killPids, processesWithEnv } from '../support/procfs.js';
@@ -31,7 +31,7 @@ let documents: ChaosDocument[];
 let reference: Map<string, Reference>;
 let pipeline: Pipeline | undefined;
 let fleet: ConsumerFleet | undefined;
-let redis: Redis;
+let redis: RedisClient;
 let run: ChaosOutcome;
 const timings = { calmMs: 0, chaosMs: 0 };
 

@@ -5,7 +5,7 @@ import { Queue } from 'bullmq';
 import type { Config } from '@readpack/config';
 import { JobStateStore, type JobRecord } from '@readpack/job-state';
 import { bullPrefix, deadLetterQueueName, QUEUES, type QueueName } from '@readpack/queues';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@readpack/redis';
 import { upload, type StatusBody } from '../harness.js';
 import { freshRequest } from '../support/fresh-http.js';
 
@@ -129,7 +129,7 @@ export async function waitAllTerminal(
 }
 
 /** Every job record under the deployment's prefix (SCAN), decoded as the API decodes it. */
-export async function allJobRecords(redis: Redis, config: Config): Promise<Map<string, JobRecord>> {
+export async function allJobRecords(redis: RedisClient, config: Config): Promise<Map<string, JobRecord>> {
   const state = new JobStateStore(redis, { prefix: config.redis.prefix, ttl: config.ttl, leaseMs: 0, actor: 'chaos-test' });
   const records = new Map<string, JobRecord>();
   for await (const ids of state.scanJobIds()) {
@@ -172,7 +172,7 @@ export interface DeadLetterEntry {
 }
 
 /** Every entry of every stage's dead-letter queue, in whatever state (new, parked, being parked). */
-export async function deadLetterEntries(redis: Redis, config: Config): Promise<DeadLetterEntry[]> {
+export async function deadLetterEntries(redis: RedisClient, config: Config): Promise<DeadLetterEntry[]> {
   const entries: DeadLetterEntry[] = [];
   for (const stage of Object.keys(QUEUES) as QueueName[]) {
     const queue = new Queue(deadLetterQueueName(stage), { connection: redis, prefix: bullPrefix(config.redis.prefix) });
@@ -191,7 +191,7 @@ export async function deadLetterEntries(redis: Redis, config: Config): Promise<D
 }
 
 /** Jobs of the stage queues that would still run (nothing may be left once every record is terminal). */
-export async function unfinishedQueueJobs(redis: Redis, config: Config): Promise<Record<string, number>> {
+export async function unfinishedQueueJobs(redis: RedisClient, config: Config): Promise<Record<string, number>> {
   const counts: Record<string, number> = {};
   for (const stage of Object.keys(QUEUES) as QueueName[]) {
     const queue = new Queue(QUEUES[stage].name, { connection: redis, prefix: bullPrefix(config.redis.prefix) });

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createConsumerConnection } from '@readpack/redis';
 import { ThrowawayRedis, waitFor } from '@readpack/testing';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@readpack/redis';
 import { startPipeline, type Pipeline } from '../harness.js';
 import { ConsumerFleet, FAST_LEASES } from '../durability/fleet.js';
 import { freshRequest } from '../support/fresh-http.js';
@@ -26,7 +26,7 @@ let redisDir: string | undefined;
 let redis: ThrowawayRedis | undefined;
 let pipeline: Pipeline | undefined;
 let fleet: ConsumerFleet | undefined;
-let client: Redis | undefined;
+let client: RedisClient | undefined;
 
 beforeAll(async () => {
   redisDir = await mkdtemp(join(tmpdir(), 'readpack-restart-redis-'));

@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { Queue } from 'bullmq';
 import { bullPrefix, QUEUES } from '@readpack/queues';
 import { assertValidPackage, connectTestRedis, fixturePath, waitFor } from '@readpack/testing';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@readpack/redis';
 import { pollUntilTerminal, startPipeline, upload, type Pipeline } from '../harness.js';
 import { IN_PROCESS_API } from '../chaos/settings.js';
 import { killPids, processesWithEnv } from '../support/procfs.js';
@@ -35,7 +35,7 @@ interface PackageView {
 
 let pipeline: Pipeline;
 let fleet: ConsumerFleet | undefined;
-let redis: Redis;
+let redis: RedisClient;
 let extractQueue: Queue;
 let data: Buffer;
 

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { readFile } from 'node:fs/promises';
 import { connectTestRedis, containsSnippet, fixturePath, waitFor } from '@readpack/testing';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@readpack/redis';
 import { pollUntilTerminal, startPipeline, upload, type Pipeline } from '../harness.js';
 import { ConsumerFleet, type LogLine } from './fleet.js';
 
@@ -15,7 +15,7 @@ const ZOMBIE_WINDOW_MS = 14_000;
 
 let pipeline: Pipeline;
 let fleet: ConsumerFleet | undefined;
-let redis: Redis;
+let redis: RedisClient;
 
 beforeAll(async () => {
   pipeline = await startPipeline(LEASES, { consumers: false });

@@ -4,7 +4,7 @@ import { promisify } from 'node:util';
 import { Queue } from 'bullmq';
 import { bullPrefix, deadLetterQueueName } from '@readpack/queues';
 import { connectTestRedis, waitFor } from '@readpack/testing';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@readpack/redis';
 import { pollUntilTerminal, startPipeline, upload, type Pipeline } from '../harness.js';
 import { serviceEnv } from '../support/env.js';
 import { builtScript } from '../support/service-process.js';
@@ -12,7 +12,7 @@ import { ConsumerFleet, FAST_LEASES } from './fleet.js';
 
 const run = promisify(execFile);
 let pipeline: Pipeline;
-let redis: Redis;
+let redis: RedisClient;
 let fleet: ConsumerFleet | undefined;
 
 beforeAll(async () => {

@@ -4,7 +4,7 @@ import { gzipSync } from 'node:zlib';
 import { Queue } from 'bullmq';
 import { bullPrefix } from '@readpack/queues';
 import { connectTestRedis, fixturePath } from '@readpack/testing';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@readpack/redis';
 import { startPipeline, type Pipeline } from '../harness.js';
 import { errorCode, TenantClient, type JobStatus, type UploadFile } from './support/client.js';
 import { documentedJobErrorCodes } from './support/error-codes.js';
@@ -106,7 +106,7 @@ describe('hostile and broken documents', () => {
   it('an encrypted PDF opens with the right password, which is never stored in clear', async () => {
     const data = await readFile(fixturePath('libreoffice-writer-password.pdf'));
     const jobId = await client.submit({ name: 'locked.pdf', data }, { password: 'openpassword' });
-    const redis: Redis = connectTestRedis();
+    const redis: RedisClient = connectTestRedis();
     const queue = new Queue('extract', { connection: redis, prefix: bullPrefix(pipeline.config.redis.prefix) });
     try {
       const payload = JSON.stringify((await queue.getJob(jobId))?.data);

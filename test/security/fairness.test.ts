@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Queue, type Job } from 'bullmq';
 import { bullPrefix } from '@readpack/queues';
 import { connectTestRedis, waitFor } from '@readpack/testing';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@readpack/redis';
 import { startPipeline, type Pipeline } from '../harness.js';
 import { TenantClient } from './support/client.js';
 import { checkResponsesAgainstOpenApi } from '../support/openapi.js';
@@ -26,7 +26,7 @@ const PAGES_OF_WORK = 200;
  */
 describe('a tenant flooding the queue does not starve another', () => {
   let pipeline: Pipeline;
-  let redis: Redis;
+  let redis: RedisClient;
   let extractQueue: Queue;
   beforeAll(async () => {
     pipeline = await startPipeline({

@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { Queue } from 'bullmq';
 import { bullPrefix } from '@readpack/queues';
 import { connectTestRedis, fixturePath } from '@readpack/testing';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@readpack/redis';
 import { startPipeline, type Pipeline } from '../harness.js';
 import { errorCode, TenantClient } from './support/client.js';
 import { checkResponsesAgainstOpenApi } from '../support/openapi.js';
@@ -95,7 +95,7 @@ describe('tenants cannot see each other', () => {
 
 describe('the same content from two tenants', () => {
   let pipeline: Pipeline;
-  let redis: Redis;
+  let redis: RedisClient;
   let extractQueue: Queue;
   beforeAll(async () => {
     // No consumers: jobs stay queued, which is when active-only dedup would join them.

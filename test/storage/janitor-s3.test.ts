@@ -4,7 +4,7 @@ import type { Config } from '@readpack/config';
 import { JobStateStore } from '@readpack/job-state';
 import { openStorage, SCHEMA_VERSION, type Storage } from '@readpack/package-store';
 import { connectTestRedis, deleteKeysWithPrefix } from '@readpack/testing';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@readpack/redis';
 import { cleanExpired } from '../../apps/worker/src/maintenance/janitor.js';
 import { testConfig } from '../harness.js';
 import { startLoopbackS3, type LoopbackS3 } from '../support/s3rver.js';
@@ -16,7 +16,7 @@ import { startLoopbackS3, type LoopbackS3 } from '../support/s3rver.js';
  */
 let s3: LoopbackS3;
 let config: Config;
-let redis: Redis;
+let redis: RedisClient;
 let state: JobStateStore;
 let storage: Storage;
 

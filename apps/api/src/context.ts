@@ -4,7 +4,7 @@ import type { Logger } from '@readpack/logging';
 import type { Storage } from '@readpack/package-store';
 import type { QueueProducer, WebhookAllowList } from '@readpack/queues';
 import type { SecretBox } from '@readpack/secrets';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@readpack/redis';
 import type { AdminCredentials } from './admin/admin-role.js';
 import type { ApiKeyRing } from './auth/api-keys.js';
 import type { StreamReaders } from './events/stream-readers.js';
@@ -17,7 +17,7 @@ import type { HttpMetrics } from './metrics/http-metrics.js';
 export interface ApiContext {
   config: Config;
   logger: Logger;
-  redis: Redis;
+  redis: RedisClient;
   state: JobStateStore;
   producer: QueueProducer;
   /** WEBHOOK_ALLOW_HOSTS: private targets a callbackUrl may name nonetheless. */

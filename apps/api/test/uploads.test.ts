@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Queue } from 'bullmq';
 import { bullPrefix } from '@readpack/queues';
 import { connectTestRedis, waitFor } from '@readpack/testing';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@readpack/redis';
 import { startPipeline, upload, type Pipeline } from '../../../test/harness.js';
 import { checkResponsesAgainstOpenApi } from '../../../test/support/openapi.js';
 
@@ -13,7 +13,7 @@ checkResponsesAgainstOpenApi();
 
 // No consumers: these tests look at what the API alone stores and enqueues.
 let pipeline: Pipeline;
-let redis: Redis;
+let redis: RedisClient;
 let extractQueue: Queue;
 const LIMIT = 64 * 1024;
 

@@ -2,7 +2,7 @@ import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { JobStateStore } from '@readpack/job-state';
 import type { Logger } from '@readpack/logging';
 import { bullPrefix, deadLetterQueueName, jobRefFields, QUEUES, type DeadLetter, type ExtractPayload, type QueueName, type QueueProducer } from '@readpack/queues';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@readpack/redis';
 import type { Classified } from './failures.js';
 
 /**
@@ -30,7 +30,7 @@ export class DeadLetterWriter {
 
   constructor(
     private readonly stage: QueueName,
-    connection: Redis,
+    connection: RedisClient,
     prefix: string,
     onError: (error: Error) => void,
   ) {
@@ -62,7 +62,7 @@ export class DeadLetterWriter {
 /** Parks new entries; replays parked ones that an operator retried. Runs in each stage's consumer. */
 export function startDeadLetterWorker(
   stage: QueueName,
-  deps: { connection: Redis; prefix: string; state: JobStateStore; producer: QueueProducer; logger: Logger },
+  deps: { connection: RedisClient; prefix: string; state: JobStateStore; producer: QueueProducer; logger: Logger },
 ): Worker {
   const worker = new Worker(
     deadLetterQueueName(stage),

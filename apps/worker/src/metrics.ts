@@ -1,5 +1,5 @@
 import type { Job, Worker } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@readpack/redis';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Stage } from '@readpack/config';
 import type { JobErrorCode, JobStateStore } from '@readpack/job-state';
@@ -28,7 +28,7 @@ interface Options {
   stage: Stage;
   worker: Worker;
   concurrency: number;
-  connection: Redis;
+  connection: RedisClient;
   prefix: string;
   identity: string;
   logger: Logger;

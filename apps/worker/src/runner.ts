@@ -7,8 +7,7 @@ import { jobLogger, PROCESS_IDENTITY, type Logger } from '@readpack/logging';
 import { openStorage, type Storage } from '@readpack/package-store';
 import { bullPrefix, bullWorkerLeaseOptions, CONVERTER_REFRESH_MS, jobOptionOverrides, leaseSettings, publishConverter, QueueProducer, QUEUES, readConverter, traceCarrier, WebhookEnqueuer, type LeaseSettings, type PayloadOf } from '@readpack/queues';
 import { ATTR, contextFromCarrier, inSpan, recordSpan, SPAN, stageSpan, tracingEnabled, type SpanAttributes, type TraceCarrier } from '@readpack/tracing';
-import { createConsumerConnection } from '@readpack/redis';
-import type { Redis } from 'ioredis';
+import { createConsumerConnection, type RedisClient } from '@readpack/redis';
 import type { LibreOffice } from './libreoffice.js';
 import type { ChildFailed } from './child-results.js';
 import { DeadLetterWriter, startDeadLetterWorker } from './dead-letters.js';
@@ -50,7 +49,7 @@ interface RunnerContext {
  * worker's blocking reads), the blob store, the producer and the webhook enqueuer.
  */
 export interface ConsumerResources {
-  connection: Redis;
+  connection: RedisClient;
   storage: Storage;
   producer: QueueProducer;
   webhooks: WebhookEnqueuer;
@@ -175,7 +174,7 @@ export async function startConsumer(stage: Stage, config: Config, logger: Logger
  * Publishes, while this consumer runs, that LibreOffice conversion is available (read by every API
  * process at upload time, so they all answer alike).
  */
-async function announceConverter(libreoffice: LibreOffice, connection: Redis, config: Config, logger: Logger): Promise<NodeJS.Timeout> {
+async function announceConverter(libreoffice: LibreOffice, connection: RedisClient, config: Config, logger: Logger): Promise<NodeJS.Timeout> {
   const publish = () => publishConverter(connection, config.redis.prefix, { parser: 'libreoffice', version: libreoffice.version, by: PROCESS_IDENTITY });
   // A Redis blip at boot must not stop the consumer: the next beat publishes again.
   const beat = () => publish().catch((error: unknown) => logger.warn('could not publish converter availability', { stage: 'convert', error: String(error) }));

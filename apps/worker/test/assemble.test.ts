@@ -8,14 +8,15 @@ import { openStorage, type Storage } from '@readpack/package-store';
 import { bullPrefix, QueueProducer, type AssemblePayload } from '@readpack/queues';
 import { parseDocument } from '@readpack/parsers';
 import { walkBlocks, type PackageManifest } from '@readpack/reading-package';
-import { assertValidPackage, connectTestRedis, corpusManifest, deleteKeysWithPrefix, fixturePath } from '@readpack/testing';
-import type { Redis } from 'ioredis';
+import { assertValidPackage, connectTestRedis, corpusManifest, deleteKeysWithPrefix, fixturePath, testRedisUrl } from '@readpack/testing';
+import { Redis } from 'ioredis';
+import type { RedisClient } from '@readpack/redis';
 import { testConfig } from '../../../test/harness.js';
 import type { Extraction } from '../src/extraction.js';
 import { assembleStage, fromExtraction } from '../src/stages/assemble.js';
 import type { StageContext } from '../src/stage.js';
 
-let redis: Redis;
+let redis: RedisClient;
 let storage: Storage;
 let ctx: StageContext;
 let store: JobStateStore;
@@ -91,7 +92,8 @@ describe('a flow without children', () => {
     const queue = new Queue('assemble', { connection: redis, prefix: bullPrefix(prefix) });
     ctx.job = await queue.add('assemble', payload, { jobId: bullJobId });
     await queue.close();
-    const watcher = redis.duplicate();
+    // MONITOR is a single server's command: this test runs on the standalone test Redis.
+    const watcher = new Redis(testRedisUrl());
     const monitor = await watcher.monitor();
     const reads: string[] = [];
     monitor.on('monitor', (_time: string, args: string[]) => {

@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { createLogger, PROCESS_IDENTITY } from '@readpack/logging';
 import { consumerMetricsKey } from '@readpack/queues';
 import { connectTestRedis, fixturePath, waitFor } from '@readpack/testing';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@readpack/redis';
 import { pollUntilTerminal, startPipeline, upload, type Pipeline, type StatusBody } from '../../../test/harness.js';
 import { startConsumerGroup, type RunningGroup } from '../src/consumer-group.js';
 
@@ -16,7 +16,7 @@ import { startConsumerGroup, type RunningGroup } from '../src/consumer-group.js'
 
 let pipeline: Pipeline;
 let group: RunningGroup | undefined;
-let redis: Redis;
+let redis: RedisClient;
 /** FAULT_BUSY holds an assemble job whose filename has this for BUSY_MS of CPU in a worker thread. */
 const BUSY_TEXT = 'drain-me';
 const BUSY_MS = 3_000;

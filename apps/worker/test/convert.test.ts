@@ -10,7 +10,7 @@ import { openStorage, type Storage } from '@readpack/package-store';
 import { bullPrefix, QueueProducer, stageJobId, RENDITION_PART, type ConvertPayload, type ExtractPayload } from '@readpack/queues';
 import { connectTestRedis, deleteKeysWithPrefix } from '@readpack/testing';
 import { buildZip } from '../../../packages/parsers/test/zip-builder.js';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@readpack/redis';
 import { testConfig } from '../../../test/harness.js';
 import { flatOdt, sofficeConvert } from '../../../packages/parsers/test/libreoffice.js';
 import { ConversionError, LibreOffice, reapOrphans } from '../src/libreoffice.js';
@@ -20,7 +20,7 @@ import type { ParsePool } from '../src/parse-pool.js';
 import type { StageContext } from '../src/stage.js';
 import { openSecretBox, type SecretBox } from '@readpack/secrets';
 
-let redis: Redis;
+let redis: RedisClient;
 let storage: Storage;
 /** The services every stage gets; the converter is set once a test has opened LibreOffice. */
 let ctx: StageContext & { libreoffice?: LibreOffice };

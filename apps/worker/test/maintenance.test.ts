@@ -10,7 +10,7 @@ import { createLogger } from '@readpack/logging';
 import { openStorage, SCHEMA_VERSION, type LocalBlobStore, type Storage } from '@readpack/package-store';
 import { bullPrefix, MAINTENANCE_QUEUE, QUEUES, stageJobId, type QueueName } from '@readpack/queues';
 import { connectTestRedis, deleteKeysWithPrefix } from '@readpack/testing';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@readpack/redis';
 import { testConfig } from '../../../test/harness.js';
 import { serviceEnv } from '../../../test/support/env.js';
 import { builtScript } from '../../../test/support/service-process.js';
@@ -20,7 +20,7 @@ import { startConsumer } from '../src/runner.js';
 
 const run = promisify(execFile);
 let config: Config;
-let redis: Redis;
+let redis: RedisClient;
 let state: JobStateStore;
 let storage: Storage;
 let queues: Record<QueueName, Queue>;

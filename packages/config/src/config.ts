@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { deploymentKeyPrefix, parseRedisUrl, type RedisKind } from '@readpack/redis/url';
 import { VARIABLES } from './variables.js';
 import { STAGES, type ConsumerRole, type Stage } from './stages.js';
 
@@ -19,7 +20,16 @@ export interface Config {
   env: string;
   /** NODE_ENV=production (the Docker image sets it) or any READPACK_ENV but `development`. */
   production: boolean;
-  redis: { url: string; explicit: boolean; prefix: string; commandTimeoutMs: number; managed: boolean };
+  redis: {
+    url: string;
+    /** Which deployment REDIS_URL names (standalone, cluster, sentinel); packages/redis connects accordingly. */
+    kind: RedisKind;
+    explicit: boolean;
+    /** The key prefix in use: READPACK_PREFIX, as a `{hash tag}` on a Cluster (docs/redis-keys.md). */
+    prefix: string;
+    commandTimeoutMs: number;
+    managed: boolean;
+  };
   http: {
     host: string;
     port: number;
@@ -128,14 +138,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const e: Env = parsed.data;
   if (e.STORAGE === 's3' && e.S3_BUCKET === undefined) throw new ConfigError([{ variable: 'S3_BUCKET', message: 'required with STORAGE=s3' }]);
   if (e.ASSET_DELIVERY === 'presigned' && e.STORAGE !== 's3') throw new ConfigError([{ variable: 'ASSET_DELIVERY', message: 'presigned needs STORAGE=s3' }]);
+  const redisUrl = e.REDIS_URL ?? 'redis://127.0.0.1:6379';
+  // Validated by its schema (variables.ts), so a malformed REDIS_URL is a ConfigError at start.
+  const redisKind = parseRedisUrl(redisUrl).kind;
   const trustedHosts = (e.TRUSTED_HOSTS ?? '').split(',').map((h) => h.trim().toLowerCase()).filter(Boolean);
   return {
     env: e.READPACK_ENV,
     production: env.NODE_ENV === 'production' || e.READPACK_ENV !== 'development',
     redis: {
-      url: e.REDIS_URL ?? 'redis://127.0.0.1:6379',
+      url: redisUrl,
+      kind: redisKind,
       explicit: e.REDIS_URL !== undefined,
-      prefix: e.READPACK_PREFIX,
+      prefix: deploymentKeyPrefix(redisKind, e.READPACK_PREFIX),
       commandTimeoutMs: e.REDIS_COMMAND_TIMEOUT_MS,
       managed: e.REDIS_MANAGED,
     },

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseRedisUrl, RedisUrlError } from '@readpack/redis/url';
 import { CONSUMER_ROLES, parseRoleList, STAGES } from './stages.js';
 
 /**
@@ -23,10 +24,20 @@ const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
   .transform((v) => v === 'true' || v === '1' || v === 'yes');
 
+/** REDIS_URL's three shapes (packages/redis/src/url.ts); the message says which part is wrong. */
+const redisUrl = z.string().superRefine((value, ctx) => {
+  try {
+    parseRedisUrl(value);
+  } catch (error) {
+    if (!(error instanceof RedisUrlError)) throw error;
+    ctx.addIssue({ code: 'custom', message: error.message });
+  }
+});
+
 export const VARIABLES = [
   { name: 'READPACK_ENV', schema: z.string().regex(/^[a-z0-9-]{1,32}$/).default('development'), description: 'Environment name (development, staging, production…). Part of job identities, so environments never share results.' },
-  { name: 'REDIS_URL', schema: z.url({ protocol: /^rediss?$/ }).optional(), description: 'Redis for job state and queues. Unset: `npm start` runs a private redis-server under `DATA_DIR/redis`; a lone API or worker process uses redis://127.0.0.1:6379.' },
-  { name: 'READPACK_PREFIX', schema: z.string().regex(/^[A-Za-z0-9_-]{1,40}$/).default('readpack'), description: 'Prefix of every Redis key (state store `<prefix>:…`, BullMQ `<prefix>:bull:…`). Two deployments sharing one Redis need different prefixes.' },
+  { name: 'REDIS_URL', schema: redisUrl.optional(), description: 'Redis for job state and queues: `redis://[user:pass@]host:port[/db]` (or `rediss://`), a Redis Cluster seed list `redis+cluster://[user:pass@]h1:p1,h2:p2`, or a Sentinel group `redis+sentinel://[user:pass@]h1:p1,h2:p2[/db]?name=<master>[&sentinelPassword=…]` (docs/redis-keys.md). Unset: `npm start` runs a private redis-server under `DATA_DIR/redis`; a lone API or worker process uses redis://127.0.0.1:6379.' },
+  { name: 'READPACK_PREFIX', schema: z.string().regex(/^[A-Za-z0-9_-]*(\{[A-Za-z0-9_-]+\})?[A-Za-z0-9_-]*$/).min(1).max(42).default('readpack'), description: 'Prefix of every Redis key (state store `<prefix>:…`, BullMQ `<prefix>:bull:…`). Two deployments sharing one Redis need different prefixes. On a Redis Cluster it becomes a hash tag (`readpack` → `{readpack}`) unless it has one, so every key of the deployment shares one slot.' },
   { name: 'REDIS_COMMAND_TIMEOUT_MS', schema: int(50, 60_000).default(1_000), description: 'API side: a Redis command slower than this answers 503 instead of hanging the request.' },
   { name: 'HOST', schema: z.string().min(1).default('127.0.0.1'), description: 'Address the API binds to. Use 0.0.0.0 in containers.' },
   { name: 'PORT', schema: int(0, 65_535).default(3_000), description: 'API port, shared by all API processes.' },

@@ -62,6 +62,29 @@ describe('configuration', () => {
     expect(loadConfig({}).mineru.consumersExplicit).toBe(false);
   });
 
+  it('accepts a Cluster or Sentinel REDIS_URL, and hash-tags the prefix on a Cluster', () => {
+    expect(loadConfig({ REDIS_URL: 'redis+cluster://127.0.0.1:7000,127.0.0.1:7001' }).redis).toMatchObject({ kind: 'cluster', explicit: true, prefix: '{readpack}' });
+    expect(loadConfig({ REDIS_URL: 'redis+cluster://127.0.0.1:7000', READPACK_PREFIX: 'eu{rp}' }).redis.prefix).toBe('eu{rp}');
+    expect(loadConfig({ REDIS_URL: 'redis+sentinel://127.0.0.1:26379?name=mymaster' }).redis).toMatchObject({ kind: 'sentinel', prefix: 'readpack' });
+    expect(loadConfig({}).redis.kind).toBe('standalone');
+  });
+
+  it('refuses a malformed REDIS_URL or prefix at start, naming the variable', () => {
+    const problems = (env: Record<string, string>) => {
+      try {
+        loadConfig(env);
+      } catch (error) {
+        if (error instanceof ConfigError) return error.problems;
+        throw error;
+      }
+      return [];
+    };
+    expect(problems({ REDIS_URL: 'redis+sentinel://127.0.0.1:26379' })).toEqual([{ variable: 'REDIS_URL', message: 'redis+sentinel:// needs ?name=<master group name>' }]);
+    expect(problems({ REDIS_URL: 'redis+cluster://h1:7000/2' })[0]?.variable).toBe('REDIS_URL');
+    expect(problems({ READPACK_PREFIX: 'a{b' })[0]?.variable).toBe('READPACK_PREFIX');
+    expect(problems({ READPACK_PREFIX: '{a}{b}' })[0]?.variable).toBe('READPACK_PREFIX');
+  });
+
   it('treats empty values as unset', () => {
     expect(loadConfig({ PORT: '', REDIS_URL: '' }).http.port).toBe(3000);
   });

@@ -8,11 +8,16 @@
     after admitting it, so a record still missing after that has expired or was never written.
     (A younger one may be an upload another process admitted a moment ago: it still counts.)
   Then all of ARGV[5…] are admitted, or none. Pruning reads each member's record, so one call
-  costs O(limit); it reads job keys it builds from ARGV[1], which is fine on a standalone Redis
-  (what Readpack runs on) but not on a Redis Cluster.
+  costs O(limit).
+
+  The records it reads come in KEYS, like every key a script touches (a Redis Cluster refuses
+  undeclared keys): the caller reads the set (ZRANGE) and passes one record key per member. A
+  member that joined after that read has no declared key; it was admitted a moment ago by
+  another process, so it simply counts, as any young member does.
 
   KEYS[1]  the tenant's active set (`<prefix>:tenant:<tenant>:active`)
-  ARGV[1]  job key prefix (`<prefix>:job:`)
+  KEYS[2…] the records of the members the caller read (`<prefix>:job:<id>`)
+  ARGV[1]  job key prefix (`<prefix>:job:`): matches a member to its key in KEYS, never used to build one
   ARGV[2]  limit: most active jobs       ARGV[3] grace ms for members without a record
   ARGV[4]  ttl seconds of the set (renewed by every admission; an idle tenant's set expires)
   ARGV[5…] ids of the jobs to admit
@@ -20,14 +25,19 @@
 ]]
 local now = nowMs()
 local graceEnd = now - tonumber(ARGV[3])
+local declared = {}
+for i = 2, #KEYS do declared[KEYS[i]] = true end
 local members = redis.call('ZRANGE', KEYS[1], 0, -1, 'WITHSCORES')
 for i = 1, #members, 2 do
   local id = members[i]
-  local status = redis.call('HGET', ARGV[1] .. id, 'status')
-  if status then
-    if isTerminal(status) then redis.call('ZREM', KEYS[1], id) end
-  elseif tonumber(members[i + 1]) <= graceEnd then
-    redis.call('ZREM', KEYS[1], id)
+  local key = ARGV[1] .. id
+  if declared[key] then
+    local status = redis.call('HGET', key, 'status')
+    if status then
+      if isTerminal(status) then redis.call('ZREM', KEYS[1], id) end
+    elseif tonumber(members[i + 1]) <= graceEnd then
+      redis.call('ZREM', KEYS[1], id)
+    end
   end
 end
 local active = redis.call('ZCARD', KEYS[1])

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@readpack/redis';
 import { registerScripts, runScript } from './scripts.js';
 
 export interface AdmissionOptions {
@@ -19,7 +19,7 @@ export type Admission = { admitted: true; activeBefore: number } | { admitted: f
  */
 export class ActiveJobsGate {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly options: AdmissionOptions,
   ) {
     registerScripts(redis);
@@ -32,7 +32,11 @@ export class ActiveJobsGate {
   /** Admits all of `jobIds` for `tenant`, or none of them when that would exceed `limit`. */
   async admit(tenant: string, jobIds: string[], limit: number): Promise<Admission> {
     const { prefix, graceMs, ttlSeconds } = this.options;
-    const [admitted, , count] = await runScript(this.redis, 'admit', [this.activeKey(tenant)], [`${prefix}:job:`, limit, graceMs, ttlSeconds, ...jobIds]);
+    const activeKey = this.activeKey(tenant);
+    // The script may read only keys it is given (scripts/admit.lua): the records of the members now.
+    const members = await this.redis.zrange(activeKey, 0, -1);
+    const recordKeys = members.map((id) => `${prefix}:job:${id}`);
+    const [admitted, , count] = await runScript(this.redis, 'admit', [activeKey, ...recordKeys], [`${prefix}:job:`, limit, graceMs, ttlSeconds, ...jobIds]);
     return admitted === 1 ? { admitted: true, activeBefore: Number(count) } : { admitted: false, active: Number(count) };
   }
 

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
-import type { ChainableCommander, Redis } from 'ioredis';
+import type { ChainableCommander } from 'ioredis';
+import type { RedisClient } from '@readpack/redis';
 
 /**
  * Loads scripts/*.lua (each documents its KEYS, ARGV and return values in its header) and
@@ -35,9 +36,14 @@ const sources = Object.fromEntries(
 ) as Record<ScriptName, string>;
 
 const commandName = (name: ScriptName) => `readpackJob_${name.replaceAll('-', '_')}`;
-const registered = new WeakSet<Redis>();
 
-export function registerScripts(redis: Redis): void {
+/** A script as it is sent to Redis (prelude + script), and its command name: for tests that check every script's keys. */
+export function scriptSource(name: ScriptName): { command: string; lua: string } {
+  return { command: commandName(name), lua: sources[name] };
+}
+const registered = new WeakSet<RedisClient>();
+
+export function registerScripts(redis: RedisClient): void {
   if (registered.has(redis)) return;
   for (const name of SCRIPT_NAMES) redis.defineCommand(commandName(name), { lua: sources[name] });
   registered.add(redis);
@@ -46,12 +52,12 @@ export function registerScripts(redis: Redis): void {
 type Invoke<R> = (numKeys: number, ...keysAndArgs: (string | number)[]) => R;
 
 /** Runs a script now, with the KEYS and ARGV its header documents. */
-export function runScript(redis: Redis, name: ScriptName, keys: string[], args: (string | number)[]): Promise<ScriptReply> {
+export function runScript(redis: RedisClient, name: ScriptName, keys: string[], args: (string | number)[]): Promise<ScriptReply> {
   return runScriptRaw<ScriptReply>(redis, name, keys, args);
 }
 
 /** For the scripts whose reply is not a ScriptReply (expired-leases: a flat list). */
-export function runScriptRaw<R>(redis: Redis, name: ScriptName, keys: string[], args: (string | number)[]): Promise<R> {
+export function runScriptRaw<R>(redis: RedisClient, name: ScriptName, keys: string[], args: (string | number)[]): Promise<R> {
   const invoke = (redis as unknown as Record<string, Invoke<Promise<R>>>)[commandName(name)];
   if (!invoke) throw new Error(`job-state script ${name} is not registered on this connection`);
   return invoke.call(redis, keys.length, ...keys, ...args);

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import { scanKeys, type RedisClient } from '@readpack/redis';
 import type { JobErrorCode } from './errors.js';
 import { PHASES, phaseRank, type Phase } from './phases.js';
 import { queueScript, registerScripts, runScript, runScriptRaw, type ScriptReply } from './scripts.js';
@@ -95,7 +95,7 @@ const MEMBER_FIELDS = ['status', 'phase', 'done', 'total', 'errorCode', 'errorMe
  */
 export class JobStateStore {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly options: JobStateOptions,
   ) {
     registerScripts(redis);
@@ -356,12 +356,7 @@ export class JobStateStore {
   async *scanJobIds(count = 500): AsyncGenerator<string[]> {
     const match = `${this.options.prefix}:job:*`;
     const offset = match.length - 1;
-    let cursor = '0';
-    do {
-      const [next, keys] = await this.redis.scan(cursor, 'MATCH', match, 'COUNT', count);
-      cursor = next;
-      if (keys.length > 0) yield keys.map((k) => k.slice(offset));
-    } while (cursor !== '0');
+    for await (const keys of scanKeys(this.redis, match, count)) yield keys.map((k) => k.slice(offset));
   }
 
   private async transition(name: 'start' | 'progress' | 'page-done' | 'heartbeat', ref: JobRef, lease: Lease, args: (string | number)[]): Promise<TransitionResult> {

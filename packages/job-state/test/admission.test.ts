@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import { ActiveJobsGate, type NewJob } from '../src/index.js';
+import { runScript } from '../src/scripts.js';
 import { TEST_LEASE, useStoreFixture } from './store-fixture.js';
 
 const fixture = useStoreFixture('admission');
@@ -62,6 +63,18 @@ describe('active jobs per tenant', () => {
     expect(await strict.admit(tenant, ['job_g3'], 1)).toEqual({ admitted: true, activeBefore: 0 });
     await gate.release(tenant, ['job_g3']);
     expect(await gate.admit(tenant, ['job_g4'], 1)).toEqual({ admitted: true, activeBefore: 0 });
+  });
+
+  it('reads only the records it is given: a member that joined after the caller read the set still counts', async () => {
+    const strict = new ActiveJobsGate(fixture.redis, { prefix: fixture.prefix, graceMs: 0, ttlSeconds: 900 });
+    const tenant = 't-declared';
+    const { job } = await admitAndCreate(tenant, 1);
+    await fixture.store.fail(job, { code: 'corrupt_document', message: 'x' });
+    // As if the member had been admitted between the caller's ZRANGE and the script: no key for it in KEYS.
+    const undeclared = await runScript(fixture.redis, 'admit', [strict.activeKey(tenant)], [`${fixture.prefix}:job:`, 1, 0, 900, 'job_d2']);
+    expect(undeclared).toEqual([0, 'refused', 1]);
+    // Through the gate the failed member's record is declared, read, and pruned.
+    expect(await strict.admit(tenant, ['job_d3'], 1)).toEqual({ admitted: true, activeBefore: 0 });
   });
 
   it('counts each tenant on its own, and holds the limit under concurrent admissions', async () => {

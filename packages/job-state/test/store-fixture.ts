@@ -1,6 +1,6 @@
 import { afterAll, beforeAll } from '@jest/globals';
-import type { Redis } from 'ioredis';
-import { connectTestRedis, deleteKeysWithPrefix, uniqueName } from '@readpack/testing';
+import type { RedisClient } from '@readpack/redis';
+import { connectTestRedis, deleteKeysWithPrefix, uniqueKeyPrefix } from '@readpack/testing';
 import { JobStateStore, type Lease } from '../src/index.js';
 
 export const TEST_TTL = { queuedSeconds: 600, processingSeconds: 300, resultSeconds: 900 };
@@ -9,7 +9,7 @@ export const TEST_TTL = { queuedSeconds: 600, processingSeconds: 300, resultSeco
 export const TEST_LEASE: Lease = { series: 1, holder: 'extract:test', epoch: 1, token: 'token-1' };
 
 export interface StoreFixture {
-  redis: Redis;
+  redis: RedisClient;
   prefix: string;
   store: JobStateStore;
 }
@@ -22,7 +22,7 @@ export function useStoreFixture(name: string, actor = 'test-host:1'): StoreFixtu
   const fixture = {} as StoreFixture;
   beforeAll(() => {
     fixture.redis = connectTestRedis();
-    fixture.prefix = uniqueName(name);
+    fixture.prefix = uniqueKeyPrefix(name);
     fixture.store = new JobStateStore(fixture.redis, { prefix: fixture.prefix, ttl: TEST_TTL, leaseMs: 5_000, actor });
   });
   afterAll(async () => {

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@readpack/redis';
 
 /**
  * Whether LibreOffice conversion is available, as the convert consumers publish it in Redis:
@@ -22,12 +22,12 @@ export function converterKey(prefix: string): string {
   return `${prefix}:converter`;
 }
 
-export async function publishConverter(redis: Redis, prefix: string, info: ConverterInfo): Promise<void> {
+export async function publishConverter(redis: RedisClient, prefix: string, info: ConverterInfo): Promise<void> {
   await redis.set(converterKey(prefix), JSON.stringify(info), 'EX', CONVERTER_TTL_SECONDS);
 }
 
 /** The converter some live consumer published, or undefined when conversion is off. */
-export async function readConverter(redis: Redis, prefix: string): Promise<ConverterInfo | undefined> {
+export async function readConverter(redis: RedisClient, prefix: string): Promise<ConverterInfo | undefined> {
   const raw = await redis.get(converterKey(prefix));
   if (raw === null) return undefined;
   const parsed = JSON.parse(raw) as Partial<ConverterInfo>;

@@ -1,6 +1,6 @@
 import { FlowProducer, Queue, type FlowJob, type JobsOptions } from 'bullmq';
 import type { Config } from '@readpack/config';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@readpack/redis';
 import { ATTR, currentTraceCarrier, inSpan, SPAN, type TraceCarrier } from '@readpack/tracing';
 import { bullPrefix, deadLetterQueueName, QUEUES, stageJobId, type PayloadOf, type QueueName } from './catalogue.js';
 import { MAINTENANCE_QUEUE } from './maintenance.config.js';
@@ -34,7 +34,7 @@ export class QueueProducer {
    * event nobody listens to is thrown by Node, and a Redis blip would take the process down.
    */
   constructor(
-    private readonly connection: Redis,
+    private readonly connection: RedisClient,
     private readonly prefix: string,
     private readonly options: { overrides?: Partial<Record<QueueName, JobsOptions>>; onError: (error: Error) => void },
   ) {}

@@ -1,5 +1,5 @@
 import { Queue, type JobsOptions } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@readpack/redis';
 import { z } from 'zod';
 import { bullPrefix } from './catalogue.js';
 
@@ -74,7 +74,7 @@ export class WebhookEnqueuer {
   private readonly queue: Queue;
 
   constructor(
-    connection: Redis,
+    connection: RedisClient,
     prefix: string,
     private readonly settings: { attempts: number; backoffMs: number },
     onError: (error: Error) => void,

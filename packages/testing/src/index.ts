@@ -1,4 +1,4 @@
-export { testRedisUrl, uniqueName, connectTestRedis, deleteKeysWithPrefix } from './redis.js';
+export { testRedisUrl, uniqueName, uniqueKeyPrefix, connectTestRedis, deleteKeysWithPrefix } from './redis.js';
 export { repoRoot, fixturePath, corpusManifest, containsSnippet, type CorpusEntry } from './fixtures.js';
 export { waitFor } from './wait.js';
 export { cjkTextPng, textPng, fontFor, type TestScript, type TextImageOptions } from './cjk-image.js';
@@ -10,3 +10,4 @@ export { ThrowawaySentinel, type ThrowawaySentinelOptions } from './throwaway-se
 export { NetnsSandbox, type NamespaceLink } from './netns.js';
 export { startOtlpReceiver, decodeOtlpJson, type OtlpReceiver, type CollectedSpan } from './otlp-receiver.js';
 export { whereTheTimeGoes, renderTimeTable, type TimeBreakdown, type SpanTimeRow } from './trace-summary.js';
+export { ThrowawayRedisCluster } from './throwaway-redis-cluster.js';

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { Redis } from 'ioredis';
+import { connectRedis, deploymentKeyPrefix, parseRedisUrl, scanKeys, unlinkKeys, type RedisClient } from '@readpack/redis';
 
 /** Set by test/global-setup.ts (a throwaway server) or by the caller's environment. */
 export function testRedisUrl(): string {
@@ -13,18 +13,25 @@ export function uniqueName(label: string): string {
   return `t${label.replace(/[^a-z0-9]/gi, '')}${randomBytes(5).toString('hex')}`;
 }
 
-export function connectTestRedis(): Redis {
-  return new Redis(testRedisUrl(), { maxRetriesPerRequest: null, lazyConnect: false });
+/** A connection to the test Redis, whichever kind REDIS_URL names (the scale tests run some files against a Cluster). */
+export function connectTestRedis(): RedisClient {
+  return connectRedis(testRedisUrl(), { maxRetriesPerRequest: null, lazyConnect: false });
 }
 
-/** Removes every key under `prefix` (SCAN, never KEYS or FLUSHDB: other tests share the server). */
-export async function deleteKeysWithPrefix(redis: Redis, prefix: string): Promise<number> {
-  let cursor = '0';
+/**
+ * A key prefix of a test's own, as a deployment on the test Redis would use it: a hash tag on a
+ * Cluster, where a script's keys must share one slot (docs/redis-keys.md).
+ */
+export function uniqueKeyPrefix(label: string): string {
+  return deploymentKeyPrefix(parseRedisUrl(testRedisUrl()).kind, uniqueName(label));
+}
+
+/**
+ * Removes every key under `prefix` (SCAN, never KEYS or FLUSHDB: other tests share the server).
+ * On a Cluster every primary is scanned.
+ */
+export async function deleteKeysWithPrefix(redis: RedisClient, prefix: string): Promise<number> {
   let deleted = 0;
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 500);
-    cursor = next;
-    if (keys.length > 0) deleted += await redis.unlink(...keys);
-  } while (cursor !== '0');
+  for await (const keys of scanKeys(redis, `${prefix}*`, 500)) deleted += await unlinkKeys(redis, keys);
   return deleted;
 }

@@ -1,5 +1,5 @@
 import { createConsumerConnection } from '@readpack/redis';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@readpack/redis';
 
 /** One entry of an event stream: its id (the SSE event id) and the status document it carries. */
 export interface StreamEntry {
@@ -58,7 +58,7 @@ export class StreamReader {
   private closed = false;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly onClose: () => void,
   ) {
     // A dropped connection is retried by ioredis; the pending read fails and the route ends the

@@ -1,5 +1,5 @@
 import { ActiveJobsGate } from '@readpack/job-state';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@readpack/redis';
 import { ApiError } from '../http/errors.js';
 
 /** BullMQ's largest priority (lowest urgency); 0 would mean "no priority", which runs before all others. */
@@ -27,7 +27,7 @@ export class TenantAdmission {
   private readonly gate: ActiveJobsGate;
   private readonly limit: number;
 
-  constructor(redis: Redis, options: { prefix: string; limit: number; ttlSeconds: number }) {
+  constructor(redis: RedisClient, options: { prefix: string; limit: number; ttlSeconds: number }) {
     this.gate = new ActiveJobsGate(redis, { prefix: options.prefix, graceMs: ADMISSION_GRACE_MS, ttlSeconds: options.ttlSeconds });
     this.limit = options.limit;
   }

@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@readpack/redis';
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { ApiError } from '../http/errors.js';
 import { tenantOf } from '../tenant.js';
@@ -14,7 +14,7 @@ export class UploadRateLimiter {
   private readonly limiter: RateLimiterRedis;
 
   constructor(
-    redis: Redis,
+    redis: RedisClient,
     prefix: string,
     private readonly perMinute: number,
   ) {

@@ -1,5 +1,5 @@
 import type { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@readpack/redis';
 import { AggregatorRegistry, Gauge, Registry, type MetricObjectWithValues, type MetricValue } from 'prom-client';
 import type { Logger } from '@readpack/logging';
 import { Recent } from './recent.js';
@@ -23,7 +23,7 @@ export class FleetMetrics {
   private readonly recent: Recent<string>;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly prefix: string,
     private readonly queues: () => Queue[],
     logger: Logger,

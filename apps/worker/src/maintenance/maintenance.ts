@@ -4,7 +4,7 @@ import { QUEUED_GRACE_MS, type JobStateStore } from '@readpack/job-state';
 import type { Logger } from '@readpack/logging';
 import type { Storage } from '@readpack/package-store';
 import { bullPrefix, MAINTENANCE_QUEUE, maintenanceJobOptions, maintenancePayload, QUEUES, type MaintenanceTask, type QueueName } from '@readpack/queues';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@readpack/redis';
 import { cleanExpired } from './janitor.js';
 import { sweepOrphans } from './sweeper.js';
 
@@ -15,7 +15,7 @@ import { sweepOrphans } from './sweeper.js';
  */
 export async function startMaintenance(deps: {
   config: Config;
-  connection: Redis;
+  connection: RedisClient;
   state: JobStateStore;
   storage: Storage;
   logger: Logger;
