@@ -93,11 +93,11 @@ describe('a large PDF sliced across extract consumers', () => {
 
     const starts = extractStarts(fleet.logs(), jobId);
     // The killed slice ran twice, on two consumers; every other extract job of the document once.
-    const [first, second, ...more] = starts.get(victim.slice) ?? [];
-    expect(first).toBe(victim.proc.pid);
-    expect(second).toBeDefined();
-    expect(second).not.toBe(victim.proc.pid);
-    expect(more).toEqual([]);
+    // (Log lines are gathered process by process, so the two starts are not in time order here.)
+    const victimStarts = starts.get(victim.slice) ?? [];
+    expect(victimStarts).toHaveLength(2);
+    expect(victimStarts).toContain(victim.proc.pid);
+    expect(new Set(victimStarts).size).toBe(2);
     for (const [id, pids] of starts) if (id !== victim.slice) expect({ id, starts: pids.length }).toEqual({ id, starts: 1 });
     expect(starts.size).toBe(5);
   }, 150_000);

@@ -9,7 +9,7 @@ import { cidOrdering } from './pdf/cid-orderings.js';
 import { fillRuledTable, readPageGraphics } from './pdf/graphics.js';
 import { lineFragments } from './pdf/lines.js';
 import { outlineEntries } from './pdf/outline.js';
-import { checkedPageCount } from './pdf/page-count.js';
+import { checkedPageCount, visiblePageObjects } from './pdf/page-count.js';
 import { placeGraphics } from './pdf/place-graphics.js';
 import { mergePdfSlices, sizeChars, type PdfOutlineEntry, type SizeChars, type SlicePage } from './pdf/slices.js';
 import { fontFactsFromName, layoutFrame, mainDirection, textRuns, type FontFacts, type RawTextItem, type ToPage } from './pdf/text-items.js';
@@ -138,10 +138,13 @@ async function wholeDocument(doc: PDFDocumentProxy, total: number): Promise<Pars
 async function openPdf<T>(input: ParseInput, limits: Required<ParseOptions>, work: (doc: PDFDocumentProxy, total: number) => Promise<T>): Promise<T> {
   const data = await readFile(input.path);
   if (data.length === 0) throw new DocumentError('corrupt_document', 'the PDF file is empty (0 bytes)');
+  // Counted before pdfjs takes the bytes: it transfers (detaches) them, and a copy would double a
+  // large PDF in every slice's thread. The rare file whose page tree must be walked is read again.
+  const visible = visiblePageObjects(data);
   const pdfjs = await loadPdfjs();
   const task = pdfjs.getDocument({
-    // pdfjs transfers (detaches) the bytes it gets: it gets its own copy, the page-count check reads ours.
-    data: new Uint8Array(data),
+    // A view of the same memory (pdfjs refuses a Buffer, and copies a view of part of a larger buffer).
+    data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength),
     ...(input.password !== undefined ? { password: input.password } : {}),
     ...pdfjsAssets(),
     isEvalSupported: false,
@@ -155,7 +158,7 @@ async function openPdf<T>(input: ParseInput, limits: Required<ParseOptions>, wor
     const tooMany = (pages: number): DocumentError => new DocumentError('too_many_pages', `the PDF has ${pages} pages, more than the limit of ${limits.maxPages}`);
     // A declared count over the limit fails before the page tree is walked to check it.
     if (Number.isInteger(doc.numPages) && doc.numPages > limits.maxPages) throw tooMany(doc.numPages);
-    const total = await checkedPageCount(doc.numPages, data);
+    const total = await checkedPageCount(doc.numPages, visible, () => readFile(input.path));
     if (total === 0) throw new DocumentError('empty_document', 'the PDF has no pages');
     if (total > limits.maxPages) throw tooMany(total);
     return await work(doc, total);
