@@ -10,7 +10,7 @@ import type { ParsedPage } from '@readpack/parsers';
  *     of contents full of dot leaders keeps its text layer.
  * Every other page keeps its text layer.
  */
-export function pagesNeedingOcr(pages: ParsedPage[], minChars: number): number[] {
+export function pagesNeedingOcr(pages: readonly Pick<ParsedPage, 'index' | 'text' | 'charCount'>[], minChars: number): number[] {
   return pages.filter((p) => p.charCount < minChars || junkShare(p.text) > 0.3).map((p) => p.index);
 }
 

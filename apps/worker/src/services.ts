@@ -17,7 +17,7 @@ export async function createServices<N extends StageNeed>(
   const concurrency = config.stages[stage].concurrency;
   const threads = { threads: concurrency, maxHeapMb: config.limits.parseMaxHeapMb, timeoutMs: config.limits.parseTimeoutMs };
   const factories: { [K in StageNeed]: () => Promise<NeedTypes[K]> } = {
-    parsePool: async () => new (await import('./parse-pool.js')).ParsePool(threads),
+    parsePool: async () => new (await import('./parse-pool.js')).ParsePool({ ...threads, slicesAtOnce: config.limits.pdfSlices.atOnce }),
     renderPool: async () => new (await import('./render-pool.js')).RenderPool(threads),
     // Fails at boot when the default language's data is missing: better than failing every page.
     ocr: async () => {

@@ -49,6 +49,8 @@ export interface Config {
     parseTimeoutMs: number;
     parseMaxHeapMb: number;
     maxPages: number;
+    /** A PDF of more pages than `above` is read in slices of `pages` pages, `atOnce` per consumer (PDF_SLICE*). */
+    pdfSlices: { above: number; pages: number; atOnce: number };
     maxImagePixels: number;
     zip: { maxUncompressedBytes: number; maxRatio: number; maxEntries: number };
   };
@@ -187,6 +189,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       parseTimeoutMs: e.PARSE_TIMEOUT_MS,
       parseMaxHeapMb: e.PARSE_MAX_HEAP_MB,
       maxPages: e.MAX_PAGES,
+      pdfSlices: { above: e.PDF_SLICE_ABOVE, pages: e.PDF_SLICE_PAGES, atOnce: e.PDF_SLICES_PER_CONSUMER },
       maxImagePixels: e.MAX_IMAGE_PIXELS,
       zip: { maxUncompressedBytes: e.MAX_ZIP_UNCOMPRESSED_BYTES, maxRatio: e.MAX_ZIP_RATIO, maxEntries: e.MAX_ZIP_ENTRIES },
     },

@@ -224,6 +224,12 @@ export class JobStateStore {
     return this.transition('page-done', ref, lease, [actor, pageIndex, leaseMs, ttl.processingSeconds]);
   }
 
+  /** Counts `count` finished pages from `first` on (a PDF slice), each page once however often it is counted. */
+  async pagesDone(ref: JobRef, lease: Lease, first: number, count: number): Promise<TransitionResult> {
+    const { ttl, leaseMs, actor } = this.options;
+    return this.transition('page-done', ref, lease, [actor, first, leaseMs, ttl.processingSeconds, count]);
+  }
+
   async heartbeat(ref: JobRef, lease: Lease): Promise<TransitionResult> {
     const { ttl, leaseMs } = this.options;
     return this.transition('heartbeat', ref, lease, [leaseMs, ttl.processingSeconds]);
@@ -405,6 +411,10 @@ export class LeasedJobState {
 
   pageDone(ref: JobRef, pageIndex: number): Promise<TransitionResult> {
     return this.checked(this.store.pageDone(ref, this.lease, pageIndex));
+  }
+
+  pagesDone(ref: JobRef, first: number, count: number): Promise<TransitionResult> {
+    return this.checked(this.store.pagesDone(ref, this.lease, first, count));
   }
 
   async complete(ref: JobRef, result: ResultPointer): Promise<TransitionResult> {

@@ -299,6 +299,18 @@ describe('pages and annotations', () => {
     expect(fields.filter((f) => f.startsWith('page.') || f.startsWith('ext.'))).toEqual([]);
     expect(await fixture.store.annotate(job, TEST_LEASE, { mineruTaskId: 'late' })).toEqual({ applied: false, status: 'done' });
   });
+
+  it('counts a range of pages (a PDF slice) once per page, overlapping single pages included', async () => {
+    const job = newJob();
+    await fixture.store.createJob(job);
+    await fixture.store.start(job, 'extract', TEST_LEASE);
+    await fixture.store.progress(job, TEST_LEASE, { done: 0, total: 30 }, 'extract');
+    expect(await fixture.store.pagesDone(job, TEST_LEASE, 10, 10)).toEqual({ applied: true, status: 'processing' });
+    expect(await fixture.store.pagesDone(job, TEST_LEASE, 10, 10)).toEqual({ applied: false, status: 'processing' });
+    await fixture.store.pageDone(job, TEST_LEASE, 12);
+    await fixture.store.pagesDone(job, TEST_LEASE, 0, 11);
+    expect((await fixture.store.getJob(job.jobId))?.progress).toEqual({ done: 20, total: 30 });
+  });
 });
 
 describe('fenced transitions', () => {

@@ -32,12 +32,21 @@ export function parsedDocument(parts: { origin: PartOrigin; body: FlowBlock[]; f
     tables: tablesOf(parts.body),
     images: parts.images ?? [],
   };
-  if (parts.pages) doc.pages = parts.pages.map((frame) => pageOf(frame, parts.body, parts.origin));
+  if (parts.pages) {
+    // Blocks grouped by page once: filtering the body for each page is quadratic, minutes at 10,000 pages.
+    const byPage = new Map<number | undefined, FlowBlock[]>();
+    for (const block of parts.body) {
+      const blocks = byPage.get(block.page);
+      if (blocks) blocks.push(block);
+      else byPage.set(block.page, [block]);
+    }
+    doc.pages = parts.pages.map((frame) => pageOf(frame, byPage.get(frame.index) ?? [], parts.origin));
+  }
   return doc;
 }
 
-function pageOf(frame: PageFrame, body: FlowBlock[], origin: PartOrigin): ParsedPage {
-  const text = blocksText(body.filter((b) => b.page === frame.index));
+function pageOf(frame: PageFrame, blocks: FlowBlock[], origin: PartOrigin): ParsedPage {
+  const text = blocksText(blocks);
   const page: ParsedPage = { index: frame.index, text, origin, charCount: countChars(text) };
   if (frame.width !== undefined) page.width = frame.width;
   if (frame.height !== undefined) page.height = frame.height;

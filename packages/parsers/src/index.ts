@@ -1,6 +1,7 @@
 import { parseDocx } from './docx.js';
 import { resolveLimits } from './limits.js';
-import { parsePdf } from './pdf.js';
+import { parsePdf, parsePdfSlice, planPdf, type PdfPlan, type PdfSlice } from './pdf.js';
+export { pdfTextLayerOrigin } from './pdf.js';
 import { parsePptx } from './pptx.js';
 import { parseText, TEXT_MEDIA_TYPES } from './text.js';
 import { DOC_MEDIA_TYPE, parseDoc } from './doc.js';
@@ -15,6 +16,18 @@ export { csvHeaderRows, decodeText } from './text.js';
 export { htmlBlocks, htmlDocument } from './html-blocks.js';
 export { markdownBlocks } from './markdown-blocks.js';
 export { countChars, embeddedImage, parsedDocument, tablesOf } from './document.js';
+export type { PdfPlan, PdfSlice } from './pdf.js';
+export { mergePdfSlices, type PdfOutlineEntry, type SizeChars, type SliceSource, type SlicePage } from './pdf/slices.js';
+
+/** A PDF parsed whole when it has at most `sliceAbove` pages, else its page count and outline for slicing (see planPdf). */
+export function planPdfDocument(input: ParseInput, options: ParseOptions, sliceAbove: number): Promise<PdfPlan> {
+  return planPdf(input, resolveLimits(options), sliceAbove);
+}
+
+/** Pages `from` (inclusive) to `to` (exclusive) of a PDF, before the document-wide steps (see parsePdfSlice). */
+export function parsePdfPages(input: ParseInput, options: ParseOptions, range: { from: number; to: number }): Promise<PdfSlice> {
+  return parsePdfSlice(input, resolveLimits(options), range);
+}
 
 export const DOCX_MEDIA_TYPE = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
 export const XLSX_MEDIA_TYPE = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';

@@ -2,21 +2,16 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join, sep } from 'node:path';
 import { classifyPdfOpenError } from '@readpack/media';
-import type { BBox, FurnitureBlock, Origin } from '@readpack/reading-package';
+import type { Origin } from '@readpack/reading-package';
 import type { PDFDocumentProxy, PDFPageProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import type { DocumentInitParameters } from 'pdfjs-dist/types/src/display/api.js';
-import { parsedDocument, type PageFrame } from './document.js';
 import { cidOrdering } from './pdf/cid-orderings.js';
-import { findFurniture } from './pdf/furniture.js';
-import { roundBox } from './pdf/geometry.js';
 import { fillRuledTable, readPageGraphics } from './pdf/graphics.js';
-import type { LineFragment } from './pdf/layout-types.js';
 import { lineFragments } from './pdf/lines.js';
-import { outlineTargets } from './pdf/outline.js';
-import { checkedPageCount } from './pdf/page-count.js';
-import { layoutPage, type PlacedGraphic } from './pdf/page-layout.js';
+import { outlineEntries } from './pdf/outline.js';
+import { checkedPageCount, visiblePageObjects } from './pdf/page-count.js';
 import { placeGraphics } from './pdf/place-graphics.js';
-import { flowBlocks } from './pdf/flow.js';
+import { mergePdfSlices, sizeChars, type PdfOutlineEntry, type SizeChars, type SlicePage } from './pdf/slices.js';
 import { fontFactsFromName, layoutFrame, mainDirection, textRuns, type FontFacts, type RawTextItem, type ToPage } from './pdf/text-items.js';
 import { DocumentError, type EmbeddedImage, type ParseInput, type ParseOptions, type ParsedDocument } from './types.js';
 import { libraryOrigin, packageDir } from './versions.js';
@@ -85,21 +80,6 @@ function toDocumentError(err: unknown, passwordGiven: boolean): unknown {
   return failure ? new DocumentError(failure.code, failure.message, { cause: err }) : err;
 }
 
-/** What one page contributes before the document-wide steps (furniture, headings, lists). */
-interface PageData {
-  index: number;
-  /** Page size in points; undefined when the page declares a size that is no size. */
-  width?: number;
-  height?: number;
-  /** Height of the layout frame (the page's width for vertical or turned text): where the furniture bands are. */
-  frameHeight?: number;
-  toPageBox: (frameBox: BBox) => BBox;
-  topOf: (y: number) => number | undefined;
-  fragments: LineFragment[];
-  graphics: PlacedGraphic[];
-  cidOrderings: string[];
-}
-
 /**
  * Structured extraction of a PDF's text layer with pdfjs-dist: text items are measured, grouped
  * into lines and paragraphs in reading order (XY-cut, so columns read one after the other),
@@ -108,13 +88,63 @@ interface PageData {
  * charCount 0): the OCR stage picks them up.
  */
 export async function parsePdf(input: ParseInput, limits: Required<ParseOptions>): Promise<ParsedDocument> {
+  return openPdf(input, limits, async (doc, total) => wholeDocument(doc, total));
+}
+
+/** A PDF at most `sliceAbove` pages long, parsed; or a longer one's page count and outline, to be read in slices (parsePdfSlice, mergePdfSlices). */
+export type PdfPlan = { kind: 'whole'; document: ParsedDocument } | { kind: 'sliced'; pages: number; outline: PdfOutlineEntry[] };
+
+/**
+ * What a large PDF's extract job does first: open the document once, and parse it whole when it
+ * has at most `sliceAbove` pages (nothing changes for those), else read only its page count
+ * (checked, and against MAX_PAGES) and its outline.
+ */
+export async function planPdf(input: ParseInput, limits: Required<ParseOptions>, sliceAbove: number): Promise<PdfPlan> {
+  return openPdf(input, limits, async (doc, total) => (total > sliceAbove ? { kind: 'sliced', pages: total, outline: await outlineEntries(doc) } : { kind: 'whole', document: await wholeDocument(doc, total) }));
+}
+
+/** One slice of a PDF: its pages' text and graphics before the document-wide steps, its embedded images, its size statistics. */
+export interface PdfSlice {
+  pages: SlicePage[];
+  images: EmbeddedImage[];
+  sizes: SizeChars;
+}
+
+/** Reads pages `from` (inclusive) to `to` (exclusive, clamped to the document) of a PDF, for mergePdfSlices. */
+export async function parsePdfSlice(input: ParseInput, limits: Required<ParseOptions>, range: { from: number; to: number }): Promise<PdfSlice> {
+  return openPdf(input, limits, async (doc, total) => {
+    if (range.from >= total) throw new DocumentError('corrupt_document', `the PDF has ${total} pages, fewer than the slice from page ${range.from} expects`);
+    const images: EmbeddedImage[] = [];
+    const pages: SlicePage[] = [];
+    for (let index = range.from; index < Math.min(range.to, total); index += 1) pages.push(await readPage(doc, index, pdfTextLayerOrigin(), images));
+    return { pages, images, sizes: sizeChars(pages) };
+  });
+}
+
+/** What every block of a PDF's text layer says it came from. */
+export const pdfTextLayerOrigin = (): Origin => libraryOrigin('pdfjs-dist', 'text-layer');
+
+async function wholeDocument(doc: PDFDocumentProxy, total: number): Promise<ParsedDocument> {
+  const origin = pdfTextLayerOrigin();
+  const images: EmbeddedImage[] = [];
+  const pages: SlicePage[] = [];
+  for (let index = 0; index < total; index += 1) pages.push(await readPage(doc, index, origin, images));
+  // The same merge as a sliced document's, over one slice held in memory: the two cannot drift apart.
+  const parsed = await mergePdfSlices([{ pageCount: pages.length, sizes: sizeChars(pages), load: async () => pages }], await outlineEntries(doc), origin);
+  return { ...parsed, images };
+}
+
+/** Opens the PDF, checks its page count (a count over the limit fails before the page tree is walked), and runs `work` on it. */
+async function openPdf<T>(input: ParseInput, limits: Required<ParseOptions>, work: (doc: PDFDocumentProxy, total: number) => Promise<T>): Promise<T> {
   const data = await readFile(input.path);
   if (data.length === 0) throw new DocumentError('corrupt_document', 'the PDF file is empty (0 bytes)');
-  const origin = libraryOrigin('pdfjs-dist', 'text-layer');
+  // Counted before pdfjs takes the bytes: it transfers (detaches) them, and a copy would double a
+  // large PDF in every slice's thread. The rare file whose page tree must be walked is read again.
+  const visible = visiblePageObjects(data);
   const pdfjs = await loadPdfjs();
   const task = pdfjs.getDocument({
-    // pdfjs transfers (detaches) the bytes it gets: it gets its own copy, the page-count check reads ours.
-    data: new Uint8Array(data),
+    // A view of the same memory (pdfjs refuses a Buffer, and copies a view of part of a larger buffer).
+    data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength),
     ...(input.password !== undefined ? { password: input.password } : {}),
     ...pdfjsAssets(),
     isEvalSupported: false,
@@ -128,13 +158,10 @@ export async function parsePdf(input: ParseInput, limits: Required<ParseOptions>
     const tooMany = (pages: number): DocumentError => new DocumentError('too_many_pages', `the PDF has ${pages} pages, more than the limit of ${limits.maxPages}`);
     // A declared count over the limit fails before the page tree is walked to check it.
     if (Number.isInteger(doc.numPages) && doc.numPages > limits.maxPages) throw tooMany(doc.numPages);
-    const total = await checkedPageCount(doc.numPages, data);
+    const total = await checkedPageCount(doc.numPages, visible, () => readFile(input.path));
     if (total === 0) throw new DocumentError('empty_document', 'the PDF has no pages');
     if (total > limits.maxPages) throw tooMany(total);
-    const images: EmbeddedImage[] = [];
-    const pages: PageData[] = [];
-    for (let index = 0; index < total; index += 1) pages.push(await readPage(doc, index, origin, images));
-    return await assemble(doc, pages, images, origin);
+    return await work(doc, total);
   } catch (err) {
     throw toDocumentError(err, input.password !== undefined && input.password !== '');
   } finally {
@@ -144,44 +171,6 @@ export async function parsePdf(input: ParseInput, limits: Required<ParseOptions>
       // Tear-down of an already failed or finished document: its outcome is decided above.
     }
   }
-}
-
-async function assemble(doc: PDFDocumentProxy, pages: PageData[], images: EmbeddedImage[], origin: Origin): Promise<ParsedDocument> {
-  const unit = fragmentBodySize(pages.flatMap((p) => p.fragments));
-  const furnitureIndexes = findFurniture(
-    pages.map((p) => ({ height: p.frameHeight ?? Infinity, fragments: p.fragments })),
-    unit,
-  );
-  const furniture: FurnitureBlock[] = [];
-  const units = pages.map((page, i) => {
-    const marks = furnitureIndexes[i]!;
-    const flow: LineFragment[] = [];
-    page.fragments.forEach((fragment, j) => {
-      const kind = marks.get(j);
-      if (kind) furniture.push({ type: kind, text: fragment.text, page: page.index, bbox: roundBox(page.toPageBox(fragment.bbox)), origin });
-      else flow.push(fragment);
-    });
-    return layoutPage({ page: page.index, fragments: flow, graphics: page.graphics, unit, toPage: page.toPageBox, origin });
-  });
-  const outline = await outlineTargets(doc, (page, y) => pages[page]?.topOf(y));
-  const body = flowBlocks(units, outline, origin);
-  const frames: PageFrame[] = pages.map((p) => ({ index: p.index, ...(p.width !== undefined && p.height !== undefined ? { width: p.width, height: p.height } : {}) }));
-  const parsed = parsedDocument({ origin, body, furniture, images, pages: frames });
-  parsed.pages?.forEach((page, i) => {
-    const orderings = pages[i]?.cidOrderings ?? [];
-    if (orderings.length > 0) page.cidOrderings = orderings;
-  });
-  return parsed;
-}
-
-/** The size most characters of the document have (the unit gutters and bands are measured in). */
-function fragmentBodySize(fragments: readonly LineFragment[]): number {
-  const chars = new Map<number, number>();
-  for (const f of fragments) chars.set(f.size, (chars.get(f.size) ?? 0) + f.text.length);
-  let body = 10;
-  let most = -1;
-  for (const [size, n] of chars) if (n > most) [body, most] = [size, n];
-  return body;
 }
 
 /** The font facts pdfjs has for a loaded font (after the page's operator list was built). */
@@ -201,7 +190,7 @@ function loadedFont(page: PDFPageProxy, fontName: string): LoadedFont | undefine
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 
-async function readPage(doc: PDFDocumentProxy, index: number, origin: Origin, images: EmbeddedImage[]): Promise<PageData> {
+async function readPage(doc: PDFDocumentProxy, index: number, origin: Origin, images: EmbeddedImage[]): Promise<SlicePage> {
   const page = await doc.getPage(index + 1);
   try {
     const viewport = page.getViewport({ scale: 1 });
@@ -235,11 +224,10 @@ async function readPage(doc: PDFDocumentProxy, index: number, origin: Origin, im
     images.push(...placement.images);
     const { placed, runs } = placement;
 
-    const frame = sane ? layoutFrame(mainDirection(runs), viewport.width, viewport.height) : undefined;
-    const data: PageData = {
+    const direction = mainDirection(runs);
+    const frame = sane ? layoutFrame(direction, viewport.width, viewport.height) : undefined;
+    const data: SlicePage = {
       index,
-      toPageBox: frame ? frame.toPage : (b) => b,
-      topOf: (y) => (sane ? toPage(0, y)[1] : undefined),
       fragments: lineFragments(frame ? runs.map((r) => ({ ...r, bbox: frame.toFrame(r.bbox) })) : runs),
       graphics: frame ? placed.map((g) => ({ ...g, frameBox: frame.toFrame(g.frameBox) })) : placed,
       cidOrderings: pageCidOrderings(items, (name) => loadedFont(page, name)),
@@ -248,6 +236,8 @@ async function readPage(doc: PDFDocumentProxy, index: number, origin: Origin, im
       data.width = viewport.width;
       data.height = viewport.height;
       data.frameHeight = frame.height;
+      data.direction = direction;
+      data.viewport = [...viewport.transform];
     }
     return data;
   } finally {

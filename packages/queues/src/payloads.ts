@@ -77,9 +77,24 @@ export const renditionRef = z
   .object({ sha256, size: z.number().int().nonnegative(), parser: z.string().min(1).max(100), version: z.string().min(1).max(100) })
   .strict();
 
+/** A blob written by a stage for a later one, named by its sha256 and checked against its size when read. */
+export const blobPointer = z.object({ sha256, size: z.number().int().nonnegative() }).strict();
+
+/**
+ * A large PDF is read in slices of pages, each its own extract job (a child of the document's
+ * merge job, itself an extract job). `slice`: this job reads pages `from` to `to` - 1. `merge`:
+ * this job merges the slices it waited for (`pages` in all; the outline the first extract job
+ * read, when the PDF has one).
+ */
+const slicing = {
+  slice: z.object({ from: z.number().int().nonnegative(), to: z.number().int().positive() }).strict().optional(),
+  merge: z.object({ pages: z.number().int().positive(), outline: blobPointer.optional() }).strict().optional(),
+};
+
 export const extractPayload = z
-  .object({ ...jobRef, source: sourceRef, options: documentOptions, secrets: sealedSecrets.optional(), rendition: renditionRef.optional() })
-  .strict();
+  .object({ ...jobRef, source: sourceRef, options: documentOptions, secrets: sealedSecrets.optional(), rendition: renditionRef.optional(), ...slicing })
+  .strict()
+  .refine((p) => !(p.slice && p.merge), { message: 'an extract job is a slice or a merge, not both' });
 
 /**
  * One upload to convert to PDF. `reason` says why: the format is read only through LibreOffice, or
@@ -156,4 +171,5 @@ export type OcrPayload = z.infer<typeof ocrPayload>;
 export type ExtractPayload = z.infer<typeof extractPayload>;
 export type ConvertPayload = z.infer<typeof convertPayload>;
 export type RenditionRef = z.infer<typeof renditionRef>;
+export type BlobPointer = z.infer<typeof blobPointer>;
 export type AssemblePayload = z.infer<typeof assemblePayload>;

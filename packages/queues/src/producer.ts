@@ -107,21 +107,48 @@ export class QueueProducer {
         children: child.children?.map(toFlowJob),
       };
     };
-    if (!this.flows) {
-      const created = this.watched(new FlowProducer({ connection: this.connection, prefix: bullPrefix(this.prefix) }));
-      this.flows = created;
-      // As for queue(): a FlowProducer whose setup failed is forgotten, not kept failing.
-      created.waitUntilReady().catch(() => {
-        if (this.flows === created) this.flows = undefined;
-      });
-    }
-    await this.flows.add({
+    await this.flowProducer().add({
       name: 'assemble',
       queueName: QUEUES.assemble.name,
       data: traced(data),
       prefix: bullPrefix(this.prefix),
       opts: { ...this.jobOptions('assemble'), ...options, jobId: stageJobId(data.jobId, 'assemble', series) },
       children: children.map(toFlowJob),
+    });
+  }
+
+  /**
+   * Adds a large PDF's merge job (an extract job, part `merge`) as the parent of its slices
+   * (extract jobs, part `slice-<first page>`). Ids are deterministic, so a re-delivered extract
+   * re-adds nothing. A slice is retried alone (its own attempts); one that fails for good has
+   * already failed the document (the runner records it), and fails its parent with it
+   * (`failParentOnFailure`) instead of leaving it waiting for ever.
+   */
+  async addExtractSlices(merge: PayloadOf<'extract'>, slices: PayloadOf<'extract'>[], options: { priority?: number } = {}): Promise<void> {
+    const data = QUEUES.extract.payload.parse(merge);
+    const attributes = { [ATTR.queue]: 'extract', [ATTR.jobId]: data.jobId, [ATTR.tenant]: data.tenant, [ATTR.children]: slices.length };
+    // As for assemble flows: the merge job and every slice carry the fan-out span's context.
+    await inSpan(SPAN.fanOut, { kind: 'producer', attributes }, () => this.addSliceFlow(data, slices, options));
+  }
+
+  private async addSliceFlow(data: PayloadOf<'extract'>, slices: PayloadOf<'extract'>[], options: { priority?: number }): Promise<void> {
+    const flows = this.flowProducer();
+    await flows.add({
+      name: 'extract',
+      queueName: QUEUES.extract.name,
+      data: traced(data),
+      prefix: bullPrefix(this.prefix),
+      opts: { ...this.jobOptions('extract'), ...options, jobId: stageJobId(data.jobId, 'extract', data.series, 'merge') },
+      children: slices.map((slice) => {
+        const childData = QUEUES.extract.payload.parse(slice);
+        return {
+          name: 'extract',
+          queueName: QUEUES.extract.name,
+          data: traced(childData),
+          prefix: bullPrefix(this.prefix),
+          opts: { ...this.jobOptions('extract'), ...options, jobId: stageJobId(data.jobId, 'extract', data.series, `slice-${childData.slice?.from ?? 0}`), failParentOnFailure: true },
+        };
+      }),
     });
   }
 
@@ -143,6 +170,18 @@ export class QueueProducer {
 
   async close(): Promise<void> {
     await Promise.all([...[...this.queues.values(), ...(this.extraQueues ?? [])].map((q) => q.close()), this.flows?.close()]);
+  }
+
+  private flowProducer(): FlowProducer {
+    if (!this.flows) {
+      const created = this.watched(new FlowProducer({ connection: this.connection, prefix: bullPrefix(this.prefix) }));
+      this.flows = created;
+      // As for queue(): a FlowProducer whose setup failed is forgotten, not kept failing.
+      created.waitUntilReady().catch(() => {
+        if (this.flows === created) this.flows = undefined;
+      });
+    }
+    return this.flows;
   }
 
   private jobOptions(name: QueueName): JobsOptions {

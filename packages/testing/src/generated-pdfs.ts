@@ -225,3 +225,44 @@ function addOutline(doc: PDFDocument, headings: { title: string; level: number; 
   context.assign(rootRef, context.obj({ Type: 'Outlines', First: top.first, Last: top.last, Count: top.count }));
   doc.catalog.set(PDFName.of('Outlines'), rootRef);
 }
+
+export interface NumberedPdf {
+  bytes: Uint8Array;
+  /** Per page, the marker line that starts its body: `Page 7 begins here` (1-based, as printed). */
+  markers: string[];
+}
+
+/**
+ * A long text document for slicing tests and the large-document bench: on every page a running
+ * header, a page number at the bottom, a marker line naming the page, a chapter heading every
+ * ten pages and `linesPerPage` body lines (seeded words). Cheap to build at thousands of pages.
+ */
+export async function numberedPdf(options: { pages: number; linesPerPage?: number; seed?: number }): Promise<NumberedPdf> {
+  const { pages, linesPerPage = 40, seed = 3 } = options;
+  const next = random(seed);
+  const doc = await PDFDocument.create();
+  const font = await doc.embedFont(StandardFonts.Helvetica);
+  const bold = await doc.embedFont(StandardFonts.HelveticaBold);
+  const [width, height, margin] = [595, 842, 56];
+  const measure = (s: string) => font.widthOfTextAtSize(s, 10);
+  const markers: string[] = [];
+  for (let p = 0; p < pages; p += 1) {
+    const page = doc.addPage([width, height]);
+    page.drawText('A Long Generated Document', { x: margin, y: height - 36, size: 9, font });
+    page.drawText(String(p + 1), { x: width / 2, y: 30, size: 9, font });
+    let y = height - margin - 10;
+    if (p % 10 === 0) {
+      page.drawText(`Chapter ${p / 10 + 1}`, { x: margin, y, size: 16, font: bold });
+      y -= 30;
+    }
+    const marker = `Page ${p + 1} begins here`;
+    markers.push(marker);
+    page.drawText(marker, { x: margin, y, size: 10, font });
+    for (let l = 0; l < linesPerPage && y > margin + 24; l += 1) {
+      y -= 15;
+      // A blank line every nine lines separates paragraphs.
+      if (l % 9 !== 8) page.drawText(line(next, measure, width - 2 * margin), { x: margin, y, size: 10, font });
+    }
+  }
+  return { bytes: await doc.save({ useObjectStreams: false }), markers };
+}

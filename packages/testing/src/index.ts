@@ -4,7 +4,7 @@ export { waitFor } from './wait.js';
 export { cjkTextPng, textPng, fontFor, type TestScript, type TextImageOptions } from './cjk-image.js';
 export { buildPdf, streamObject } from './pdf-builder.js';
 export { assertValidPackage, packageSchema } from './package-schema.js';
-export { twoColumnPdf, outlinedPdf, type TwoColumnPdf, type OutlinedPdf } from './generated-pdfs.js';
+export { twoColumnPdf, outlinedPdf, numberedPdf, type TwoColumnPdf, type OutlinedPdf, type NumberedPdf } from './generated-pdfs.js';
 export { ThrowawayRedis, type ThrowawayRedisOptions, type RedisExit } from './throwaway-redis.js';
 export { ThrowawaySentinel, type ThrowawaySentinelOptions } from './throwaway-sentinel.js';
 export { NetnsSandbox, type NamespaceLink } from './netns.js';

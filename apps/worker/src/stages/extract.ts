@@ -1,8 +1,11 @@
 import { jobRefFields, type ExtractPayload, type FlowChild, type RenditionRef, type SourceRef } from '@readpack/queues';
 // The version functions alone: @readpack/ocr's index would load tesseract.js into the extract consumer.
 import { nativeTesseractVersion, TESSERACT_VERSION } from '@readpack/ocr/version';
-import { parsedDocument, type ParsedDocument } from '@readpack/parsers';
 import { ATTR, inSpan, SPAN } from '@readpack/tracing';
+import { mergePdfSlices, parsedDocument, PDF_MEDIA_TYPE, pdfTextLayerOrigin, type ParsedDocument, type ParseInput, type ParseOptions, type PdfOutlineEntry } from '@readpack/parsers';
+import { childValues } from '../child-results.js';
+import { jsonStream } from '../json-chunks.js';
+import { readPointer, slicePlan, slicesInOrder, storeSlice, textLayerRuns, type PageRange, type SliceDone, type StoredSlice } from '../pdf-slices.js';
 import { chooseEngine } from '../engine-choice.js';
 import { pageLanguage } from '../ocr-language.js';
 import { pagesNeedingOcr } from '../ocr-routing.js';
@@ -18,6 +21,12 @@ import { defineStage, type StageContext } from '../stage.js';
  * document's assemble job with the children it waits for: a MinerU call, or one render → OCR
  * chain per page that needs OCR (ocr-routing.ts; an image is one such page). Every id in that
  * flow is derived from the job id, so a re-delivered extract (at-least-once) adds nothing new.
+ *
+ * A PDF of more than PDF_SLICE_ABOVE pages is read in slices instead: this job reads its page
+ * count and outline only, and adds a merge job (an extract job) waiting on one extract job per
+ * slice of pages, which any extract consumer takes. Each slice stores its pages and counts them;
+ * the merge job runs the document-wide steps over the slices in page order and goes on from
+ * there as this job would have (OCR pages, assemble).
  */
 export const extractStage = defineStage({
   stage: 'extract',
@@ -25,79 +34,102 @@ export const extractStage = defineStage({
   needs: ['parsePool', 'secrets'],
   failureOwner: 'job',
   async handle(payload, ctx) {
-    const { storage, producer, state, logger, config } = ctx;
+    if (payload.slice) return readSlice(payload, payload.slice, ctx);
+    if (payload.merge) {
+      const document = await readableDocument(payload, ctx);
+      await routeAndAssemble(payload, document, await mergeSlices(payload, payload.merge, ctx), ctx);
+      return undefined;
+    }
+    const { storage, logger } = ctx;
     if (!(await storage.blobs.has(payload.source.sha256))) {
       throw new PermanentFailure('source_missing', 'The uploaded file is no longer stored; upload it again.');
     }
     if (!payload.rendition && CONVERTED_MEDIA_TYPES.includes(payload.source.mediaType)) {
       await toConvert(payload, ctx, 'format');
-      return;
+      return undefined;
     }
-    // What is read: the upload, or the convert stage's PDF of it (the package's source stays the upload).
-    const document: SourceRef = payload.rendition
-      ? { sha256: payload.rendition.sha256, filename: `${payload.source.filename}.pdf`, mediaType: 'application/pdf', size: payload.rendition.size }
-      : payload.source;
-    // The upload itself was checked above; only the convert stage's PDF is another blob.
-    if (payload.rendition && !(await storage.blobs.has(document.sha256))) {
-      throw new PermanentFailure('source_missing', 'The converted PDF is no longer stored; upload the file again.');
-    }
+    const document = await readableDocument(payload, ctx);
     const isImage = document.mediaType.startsWith('image/');
-    let extraction: StoredExtraction | undefined;
+    let extraction: StoredExtraction | 'sliced' | undefined;
     try {
       extraction =
         payload.options.engine === 'mineru'
           ? undefined
           : isImage
             ? await imageExtraction(ctx)
-            : await extractLocally(document.sha256, document.mediaType, pdfPassword(ctx.secrets, payload.secrets?.password, payload.jobId), ctx, payload.rendition);
+            : await extractLocally(payload, document, ctx);
     } catch (error) {
       // word-extractor reads most DOC files, not all (fast-saved, Word 6/95): LibreOffice reads the rest.
       if (document.mediaType === 'application/msword' && classify(error).code === 'corrupt_document' && (await ctx.converterAvailable?.()) === true) {
         logger.info('word-extractor cannot read the DOC file; converting it with LibreOffice', { error: error instanceof Error ? error.message : String(error) });
         await toConvert(payload, ctx, 'unreadable');
-        return;
+        return undefined;
       }
       throw error;
     }
-    const engine = chooseEngine(payload.options, extraction?.document, document.mediaType, config);
-    const ref = jobRefFields(payload);
-    const children: FlowChild[] = [];
-    let ocrPages: number[] = [];
-    if (engine === 'mineru') {
-      children.push({ name: 'mineru', payload: { ...ref, source: document, options: payload.options } });
-    } else if (extraction?.document.pages && (isImage || document.mediaType === 'application/pdf')) {
-      // Only PDF pages and images can be rendered for OCR; slides (PPTX) are pages too, but their
-      // text is the slide's own and a picture-only slide has nothing for render to draw from.
-      ocrPages = isImage ? [0] : pagesNeedingOcr(extraction.document.pages, config.ocr.minCharsPerPage);
-      const kind = isImage ? 'image' : 'pdf-page';
-      for (const page of ocrPages) {
-        const lang = pageLanguage(payload.options, extraction.document.pages, page);
-        const pagePayload = { ...ref, source: document, options: payload.options, page };
-        const ocrPayload = { ...pagePayload, ...(lang ? { lang } : {}) };
-        // render runs first (the child), then ocr (its parent) reads the pixels it stored. Only
-        // render opens the PDF, so only render gets the (still sealed) password.
-        const renderPayload = { ...pagePayload, kind, ...(payload.secrets ? { secrets: payload.secrets } : {}) };
-        children.push({ name: 'ocr', part: `p${page}`, payload: ocrPayload, children: [{ name: 'render', part: `p${page}`, payload: renderPayload }] });
-      }
-    }
-    logger.info('extracted', { engine, ocrPages: ocrPages.length, children: children.length, ...extraction?.summary });
-    // Progress counts pages for paged documents (text-layer pages are done now), else steps.
-    const pageCount = extraction?.document.pages?.length ?? 0;
-    await state.progress(payload, pageCount > 0 ? { done: pageCount - ocrPages.length, total: pageCount } : { done: 1, total: 2 }, ocrPages.length > 0 ? 'ocr' : 'extract');
-    // The document keeps the priority its tenant's admission gave it (fairness between tenants).
-    await producer.addAssembleFlow(
-      {
-        ...jobRefFields(payload),
-        source: payload.source,
-        options: payload.options,
-        extraction: extraction && { sha256: extraction.sha256 },
-        ...(payload.secrets ? { secrets: payload.secrets } : {}),
-      },
-      children,
-      ctx.job.opts.priority ? { priority: ctx.job.opts.priority } : {},
-    );
+    if (extraction === 'sliced') return undefined;
+    await routeAndAssemble(payload, document, extraction, ctx);
+    return undefined;
   },
 });
+
+/**
+ * What follows reading a document: choose the engine, and add the document's assemble job with
+ * the children it waits for (a MinerU call, or a render → OCR chain per page that needs OCR).
+ */
+async function routeAndAssemble(payload: ExtractPayload, document: SourceRef, extraction: StoredExtraction | undefined, ctx: StageContext): Promise<void> {
+  const { producer, state, logger, config } = ctx;
+  const isImage = document.mediaType.startsWith('image/');
+  const engine = chooseEngine(payload.options, extraction?.document, document.mediaType, config);
+  const ref = jobRefFields(payload);
+  const children: FlowChild[] = [];
+  let ocrPages: number[] = [];
+  if (engine === 'mineru') {
+    children.push({ name: 'mineru', payload: { ...ref, source: document, options: payload.options } });
+  } else if (extraction?.document.pages && (isImage || document.mediaType === 'application/pdf')) {
+    // Only PDF pages and images can be rendered for OCR; slides (PPTX) are pages too, but their
+    // text is the slide's own and a picture-only slide has nothing for render to draw from.
+    ocrPages = isImage ? [0] : pagesNeedingOcr(extraction.document.pages, config.ocr.minCharsPerPage);
+    const kind = isImage ? 'image' : 'pdf-page';
+    for (const page of ocrPages) {
+      const lang = pageLanguage(payload.options, extraction.document.pages, page);
+      const pagePayload = { ...ref, source: document, options: payload.options, page };
+      const ocrPayload = { ...pagePayload, ...(lang ? { lang } : {}) };
+      // render runs first (the child), then ocr (its parent) reads the pixels it stored. Only
+      // render opens the PDF, so only render gets the (still sealed) password.
+      const renderPayload = { ...pagePayload, kind, ...(payload.secrets ? { secrets: payload.secrets } : {}) };
+      children.push({ name: 'ocr', part: `p${page}`, payload: ocrPayload, children: [{ name: 'render', part: `p${page}`, payload: renderPayload }] });
+    }
+  }
+  logger.info('extracted', { engine, ocrPages: ocrPages.length, children: children.length, ...extraction?.summary });
+  // Progress counts pages for paged documents (text-layer pages are done now), else steps.
+  const pageCount = extraction?.document.pages?.length ?? 0;
+  await state.progress(payload, pageCount > 0 ? { done: pageCount - ocrPages.length, total: pageCount } : { done: 1, total: 2 }, ocrPages.length > 0 ? 'ocr' : 'extract');
+  // The document keeps the priority its tenant's admission gave it (fairness between tenants).
+  await producer.addAssembleFlow(
+    {
+      ...jobRefFields(payload),
+      source: payload.source,
+      options: payload.options,
+      extraction: extraction && { sha256: extraction.sha256 },
+      ...(payload.secrets ? { secrets: payload.secrets } : {}),
+    },
+    children,
+    ctx.job.opts.priority ? { priority: ctx.job.opts.priority } : {},
+  );
+}
+
+/** What is read: the upload, or the convert stage's PDF of it (the package's source stays the upload). */
+async function readableDocument(payload: ExtractPayload, { storage }: StageContext): Promise<SourceRef> {
+  const document: SourceRef = payload.rendition
+    ? { sha256: payload.rendition.sha256, filename: `${payload.source.filename}.pdf`, mediaType: PDF_MEDIA_TYPE, size: payload.rendition.size }
+    : payload.source;
+  // The upload itself is checked by the handler first; only the convert stage's PDF is another blob.
+  if (payload.rendition && !(await storage.blobs.has(document.sha256))) {
+    throw new PermanentFailure('source_missing', payload.rendition ? 'The converted PDF is no longer stored; upload the file again.' : 'The uploaded file is no longer stored; upload it again.');
+  }
+  return document;
+}
 
 /** What extract stored for assemble, and what it read (for routing and the log line). */
 interface StoredExtraction {
@@ -133,30 +165,92 @@ async function imageExtraction({ storage, config }: StageContext): Promise<Store
   return { sha256: stored.sha256, document, summary: { parser: 'image', pages: 1 } };
 }
 
-async function extractLocally(sha256: string, mediaType: string, password: string | undefined, { storage, parsePool, config }: StageContext<'parsePool'>, rendition?: RenditionRef): Promise<StoredExtraction> {
+function parseLimits(config: StageContext['config']): ParseOptions {
   const { zip } = config.limits;
-  const parsed = await inSpan(SPAN.parse, { attributes: { [ATTR.mediaType]: mediaType } }, async (span) => {
-    const result = await storage.blobs.withLocalFile(sha256, (path) => parsePool.parse({ path, mediaType, ...(password === undefined ? {} : { password }) }, {
-      maxPages: config.limits.maxPages,
-      maxZipEntries: zip.maxEntries,
-      maxZipUncompressedBytes: zip.maxUncompressedBytes,
-      maxZipRatio: zip.maxRatio,
-    }));
-    span?.setAttribute(ATTR.pages, result.pages?.length ?? 0);
+  return { maxPages: config.limits.maxPages, maxZipEntries: zip.maxEntries, maxZipUncompressedBytes: zip.maxUncompressedBytes, maxZipRatio: zip.maxRatio };
+}
+
+function parseInput(payload: ExtractPayload, document: SourceRef, ctx: StageContext<'secrets'>, path: string): ParseInput {
+  const password = pdfPassword(ctx.secrets, payload.secrets?.password, payload.jobId);
+  return { path, mediaType: document.mediaType, ...(password === undefined ? {} : { password }) };
+}
+
+/** Parses the document in a parser thread and stores the extraction; a PDF over PDF_SLICE_ABOVE pages is handed to its slices instead (`sliced`). */
+async function extractLocally(payload: ExtractPayload, document: SourceRef, ctx: StageContext<'parsePool' | 'secrets'>): Promise<StoredExtraction | 'sliced'> {
+  const { storage, parsePool, config } = ctx;
+  const { pdfSlices, maxPages } = config.limits;
+  const sliceable = document.mediaType === PDF_MEDIA_TYPE && pdfSlices.above < maxPages;
+  const parsed = await inSpan(SPAN.parse, { attributes: { [ATTR.mediaType]: document.mediaType } }, async (span) => {
+    const result = await storage.blobs.withLocalFile(document.sha256, async (path) => {
+      const input = parseInput(payload, document, ctx, path);
+      if (!sliceable) return parsePool.parse(input, parseLimits(config));
+      const plan = await parsePool.planPdf(input, parseLimits(config), pdfSlices.above);
+      return plan.kind === 'whole' ? plan.document : plan;
+    });
+    span?.setAttribute(ATTR.pages, 'kind' in result ? result.pages : (result.pages?.length ?? 0));
     return result;
   });
-  // A converted document's origin is its converter (the package's `origin`); its pages and blocks
-  // keep the origin of what read the PDF (pdfjs-dist text layer, or OCR).
-  const origin = rendition ? { parser: rendition.parser, version: rendition.version, engine: parsed.origin.engine } : parsed.origin;
-  const { images, stored } = await inSpan(SPAN.assetWrite, { attributes: { [ATTR.files]: parsed.images.length + 1 } }, async () => {
+  if ('kind' in parsed) {
+    await fanOutSlices(payload, parsed, ctx);
+    return 'sliced';
+  }
+  return inSpan(SPAN.assetWrite, { attributes: { [ATTR.files]: parsed.images.length + 1 } }, async () => {
     const images = [];
     for (const image of parsed.images) {
       const { sha256: imageSha, size } = await storage.blobs.putBuffer(image.data);
       images.push({ name: image.name, mediaType: image.mediaType, sha256: imageSha, size, ...(image.page === undefined ? {} : { page: image.page }), ...(image.width === undefined || image.height === undefined ? {} : { width: image.width, height: image.height }) });
     }
-    const extraction: Extraction = { ...parsed, origin, images };
-    return { images, stored: await storage.blobs.putBuffer(Buffer.from(JSON.stringify(extraction))) };
+    return storeExtraction(payload.rendition, { ...parsed, images }, storage);
   });
-  const summary = { parser: parsed.origin.parser, pages: parsed.pages?.length, tables: parsed.tables.length, images: images.length, chars: parsed.text.length };
-  return { sha256: stored.sha256, document: parsed, summary };
+}
+
+/** Stores what was read for assemble. A converted document's origin is its converter (the package's `origin`); its pages and blocks keep the origin of what read the PDF. */
+async function storeExtraction(rendition: RenditionRef | undefined, read: Extraction, storage: StageContext['storage']): Promise<StoredExtraction> {
+  const origin = rendition ? { parser: rendition.parser, version: rendition.version, engine: read.origin.engine } : read.origin;
+  const extraction: Extraction = { ...read, origin };
+  const stored = await storage.blobs.putStream(jsonStream(extraction));
+  const summary = { parser: read.origin.parser, pages: read.pages?.length, tables: read.tables.length, images: read.images.length, chars: read.text.length };
+  return { sha256: stored.sha256, document: { ...read, images: [] }, summary };
+}
+
+/**
+ * A large PDF: its outline stored for the merge, progress counting its pages from 0, and the
+ * merge job added with one child per slice (ids from the job id: a re-delivery adds nothing).
+ */
+async function fanOutSlices(payload: ExtractPayload, plan: { pages: number; outline: PdfOutlineEntry[] }, { storage, state, producer, config, logger, job }: StageContext): Promise<void> {
+  const outline = plan.outline.length > 0 ? await storage.blobs.putBuffer(Buffer.from(JSON.stringify(plan.outline))) : undefined;
+  const ranges = slicePlan(plan.pages, config.limits.pdfSlices.pages);
+  await state.progress(payload, { done: 0, total: plan.pages }, 'extract');
+  const merge: ExtractPayload = { ...payload, merge: { pages: plan.pages, ...(outline ? { outline: { sha256: outline.sha256, size: outline.size } } : {}) } };
+  await producer.addExtractSlices(merge, ranges.map((slice) => ({ ...payload, slice })), job.opts.priority ? { priority: job.opts.priority } : {});
+  logger.info('sliced', { pages: plan.pages, slices: ranges.length, slicePages: config.limits.pdfSlices.pages });
+}
+
+/** One slice of a large PDF: its pages read and stored, its text-layer pages counted. Returns where it is, for the merge. */
+async function readSlice(payload: ExtractPayload, range: PageRange, ctx: StageContext<'parsePool' | 'secrets'>): Promise<SliceDone> {
+  const { storage, parsePool, config, state, logger } = ctx;
+  const document = await readableDocument(payload, ctx);
+  const slice = await storage.blobs.withLocalFile(document.sha256, (path) => parsePool.parsePdfSlice(parseInput(payload, document, ctx, path), parseLimits(config), range));
+  const done = await storeSlice(storage, range, slice);
+  for (const run of textLayerRuns(slice.pages, config.ocr.minCharsPerPage)) await state.pagesDone(payload, run.from, run.to - run.from);
+  logger.info('slice read', { from: range.from, to: range.to, images: slice.images.length, bytes: done.blob.size });
+  return done;
+}
+
+/** The merge job: the slices it waited for, merged in page order (one slice's pages in memory at a time) and stored as the document's extraction. */
+async function mergeSlices(payload: ExtractPayload, merge: { pages: number; outline?: { sha256: string; size: number } | undefined }, { storage, job }: StageContext): Promise<StoredExtraction> {
+  const slices = slicesInOrder(await childValues<SliceDone>(job), merge.pages);
+  const outline = merge.outline ? (JSON.parse((await readPointer(storage, merge.outline)).toString('utf8')) as PdfOutlineEntry[]) : [];
+  const images: Extraction['images'][] = slices.map(() => []);
+  const sources = slices.map((slice, i) => ({
+    pageCount: slice.to - slice.from,
+    sizes: slice.sizes,
+    load: async () => {
+      const stored = JSON.parse((await readPointer(storage, slice.blob)).toString('utf8')) as StoredSlice;
+      images[i] = stored.images;
+      return stored.pages;
+    },
+  }));
+  const parsed = await mergePdfSlices(sources, outline, pdfTextLayerOrigin());
+  return storeExtraction(payload.rendition, { ...parsed, images: images.flat() }, storage);
 }

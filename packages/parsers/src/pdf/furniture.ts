@@ -36,53 +36,76 @@ interface Rank {
  * stay in the body. Returns, per page, the furniture fragments' indexes.
  */
 export function findFurniture(pages: readonly FurniturePage[], bodySize: number): Map<number, FurnitureKind>[] {
-  const ranks = pages.map((page) => rowRanks(page.fragments, bodySize));
-  const bandOf = (p: number, i: number, share: number): FurnitureKind | undefined => {
-    const page = pages[p]!;
-    const f = page.fragments[i]!;
-    const rank = ranks[p]![i]!;
-    if (f.size > bodySize * 1.25 || !/[\p{L}\p{N}]/u.test(f.text)) return undefined;
-    if (rank.fromTop === 0 && f.bbox[3] <= page.height * share) return 'page_header';
-    if (rank.fromBottom === 0 && f.bbox[1] >= page.height * (1 - share)) return 'page_footer';
-    return undefined;
-  };
-  const pagesWithKey = new Map<string, Set<number>>();
-  const offsets = new Map<number, number>();
-  pages.forEach((page, p) => {
-    page.fragments.forEach((f, i) => {
-      const band = bandOf(p, i, BAND);
-      if (band) {
-        const key = `${band}\u0000${furnitureKey(f.text)}`;
-        let seen = pagesWithKey.get(key);
-        if (!seen) pagesWithKey.set(key, (seen = new Set()));
-        seen.add(p);
-      }
-      const offset = numberOffset(f.text, p);
-      if (offset !== undefined && ranks[p]![i]!.rowSize === 1 && bandOf(p, i, PAGE_NUMBER_BAND)) offsets.set(offset, (offsets.get(offset) ?? 0) + 1);
-    });
-  });
-  let consensus: number | undefined;
-  let votes = 0;
-  for (const [offset, n] of offsets) if (n > votes) [consensus, votes] = [offset, n];
-  const agreed = (text: string, p: number): boolean => {
-    const offset = numberOffset(text, p);
-    return offset !== undefined && offset === consensus && (votes >= 2 || pages.length === 1);
-  };
+  const votes = new FurnitureVotes(bodySize, pages.length);
+  pages.forEach((page, p) => votes.add(page, p));
+  return pages.map((page, p) => votes.marks(page, p));
+}
 
-  return pages.map((page, p) => {
+/**
+ * findFurniture in two passes, so that a document can be streamed page by page (a sliced PDF
+ * whose pages are never all in memory): `add` every page in order, then ask each page's `marks`.
+ * What carries from page to page is small: a count per running-header key and per page-number offset.
+ */
+export class FurnitureVotes {
+  /** Per band and key, on how many pages it is. */
+  private readonly pagesWithKey = new Map<string, number>();
+  /** Page-number offsets in document order with their votes (the first of the most voted wins). */
+  private readonly offsets = new Map<number, number>();
+
+  constructor(
+    private readonly bodySize: number,
+    private readonly pageCount: number,
+  ) {}
+
+  add(page: FurniturePage, p: number): void {
+    const ranks = rowRanks(page.fragments, this.bodySize);
+    const keys = new Set<string>();
+    page.fragments.forEach((f, i) => {
+      const band = this.bandOf(page, ranks, i, BAND);
+      if (band) keys.add(`${band}\u0000${furnitureKey(f.text)}`);
+      const offset = numberOffset(f.text, p);
+      if (offset !== undefined && ranks[i]!.rowSize === 1 && this.bandOf(page, ranks, i, PAGE_NUMBER_BAND)) this.offsets.set(offset, (this.offsets.get(offset) ?? 0) + 1);
+    });
+    for (const key of keys) this.pagesWithKey.set(key, (this.pagesWithKey.get(key) ?? 0) + 1);
+  }
+
+  /** The page's furniture fragments (by index), once every page was added. */
+  marks(page: FurniturePage, p: number): Map<number, FurnitureKind> {
+    const ranks = rowRanks(page.fragments, this.bodySize);
+    const { consensus, votes } = this.consensus();
+    const agreed = (text: string): boolean => {
+      const offset = numberOffset(text, p);
+      return offset !== undefined && offset === consensus && (votes >= 2 || this.pageCount === 1);
+    };
     const found = new Map<number, FurnitureKind>();
     page.fragments.forEach((f, i) => {
-      const band = bandOf(p, i, BAND);
-      if (band && (pagesWithKey.get(`${band}\u0000${furnitureKey(f.text)}`)?.size ?? 0) >= 2) {
+      const band = this.bandOf(page, ranks, i, BAND);
+      if (band && (this.pagesWithKey.get(`${band}\u0000${furnitureKey(f.text)}`) ?? 0) >= 2) {
         found.set(i, band);
         return;
       }
-      if (!PAGE_NUMBER.test(f.text) || ranks[p]![i]!.rowSize !== 1) return;
-      const numberBand = band ?? (agreed(f.text, p) ? bandOf(p, i, PAGE_NUMBER_BAND) : undefined);
+      if (!PAGE_NUMBER.test(f.text) || ranks[i]!.rowSize !== 1) return;
+      const numberBand = band ?? (agreed(f.text) ? this.bandOf(page, ranks, i, PAGE_NUMBER_BAND) : undefined);
       if (numberBand) found.set(i, numberBand);
     });
     return found;
-  });
+  }
+
+  private consensus(): { consensus: number | undefined; votes: number } {
+    let consensus: number | undefined;
+    let votes = 0;
+    for (const [offset, n] of this.offsets) if (n > votes) [consensus, votes] = [offset, n];
+    return { consensus, votes };
+  }
+
+  private bandOf(page: FurniturePage, ranks: readonly Rank[], i: number, share: number): FurnitureKind | undefined {
+    const f = page.fragments[i]!;
+    const rank = ranks[i]!;
+    if (f.size > this.bodySize * 1.25 || !/[\p{L}\p{N}]/u.test(f.text)) return undefined;
+    if (rank.fromTop === 0 && f.bbox[3] <= page.height * share) return 'page_header';
+    if (rank.fromBottom === 0 && f.bbox[1] >= page.height * (1 - share)) return 'page_footer';
+    return undefined;
+  }
 }
 
 /** A bare arabic page number's value less the page's index (constant through a document). */

@@ -1,5 +1,5 @@
 import type { PDFDocumentProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
-import type { OutlineTarget } from './headings.js';
+import type { PdfOutlineEntry } from './slices.js';
 
 /** Bounds on what a document's outline may make us resolve. */
 const MAX_ENTRIES = 5000;
@@ -13,18 +13,18 @@ function isRef(value: unknown): value is { num: number; gen: number } {
 }
 
 /**
- * The outline's entries in document order with their depth, page and the top of their
- * destination in page coordinates (`topOf` maps a PDF y on a page). Entries whose destination
- * cannot be resolved keep no page: they are matched by title anywhere.
+ * The outline's entries in document order with their depth, page and the y of their destination
+ * in PDF units (mapped onto the page once the page is read: mergePdfSlices). Entries whose
+ * destination cannot be resolved keep no page: they are matched by title anywhere.
  */
-export async function outlineTargets(doc: PDFDocumentProxy, topOf: (page: number, y: number) => number | undefined): Promise<OutlineTarget[]> {
+export async function outlineEntries(doc: PDFDocumentProxy): Promise<PdfOutlineEntry[]> {
   const outline = await doc.getOutline();
   if (!outline) return [];
-  const targets: OutlineTarget[] = [];
+  const targets: PdfOutlineEntry[] = [];
   const visit = async (nodes: readonly OutlineNode[], depth: number): Promise<void> => {
     for (const node of nodes) {
       if (targets.length >= MAX_ENTRIES) return;
-      const target: OutlineTarget = { title: node.title, level: depth };
+      const target: PdfOutlineEntry = { title: node.title, level: depth };
       const dest = typeof node.dest === 'string' ? await doc.getDestination(node.dest) : node.dest;
       if (Array.isArray(dest) && dest.length > 0) {
         const first: unknown = dest[0];
@@ -33,10 +33,7 @@ export async function outlineTargets(doc: PDFDocumentProxy, topOf: (page: number
           target.page = page;
           const kind: unknown = (dest[1] as { name?: unknown } | undefined)?.name;
           const y: unknown = kind === 'XYZ' ? dest[3] : kind === 'FitH' || kind === 'FitBH' ? dest[2] : undefined;
-          if (typeof y === 'number' && Number.isFinite(y)) {
-            const top = topOf(page, y);
-            if (top !== undefined) target.y = top;
-          }
+          if (typeof y === 'number' && Number.isFinite(y)) target.pdfY = y;
         }
       }
       targets.push(target);

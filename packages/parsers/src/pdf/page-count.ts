@@ -35,14 +35,15 @@ async function pagesInTree(bytes: Uint8Array): Promise<number | undefined> {
  * The page count to trust, checked against the page tree: pdfjs takes the root's `/Count` as is
  * when it is 1 or less (and fixes only counts that are too large), so a `/Count -1` or `0` over
  * real pages would end as an empty document. A count that is not a non-negative integer, or that
- * disagrees with the pages actually in the tree, fails `corrupt_document`.
+ * disagrees with the pages actually in the tree, fails `corrupt_document`. `visible` is
+ * visiblePageObjects of the file; `bytes` reads the file again, only when the tree must be walked.
  */
-export async function checkedPageCount(declared: number, bytes: Uint8Array): Promise<number> {
+export async function checkedPageCount(declared: number, visible: number, bytes: () => Promise<Uint8Array>): Promise<number> {
   if (!Number.isInteger(declared) || declared < 0) {
     throw new DocumentError('corrupt_document', `the PDF's page tree declares ${String(declared)} pages, which is not a page count`);
   }
-  if (visiblePageObjects(bytes) <= declared) return declared;
-  const real = await pagesInTree(bytes);
+  if (visible <= declared) return declared;
+  const real = await pagesInTree(await bytes());
   if (real !== undefined && real !== declared) {
     throw new DocumentError('corrupt_document', `the PDF's page tree declares ${declared} pages but holds ${real}`);
   }
