@@ -168,6 +168,19 @@ export function popplerRequirement(find: (name: string) => string | undefined = 
   return { packages: ['poppler-utils', 'poppler-data'], present: () => find('pdftotext') !== undefined && existsSync('/usr/share/poppler/cMap'), purpose: 'pdftotext and its CJK CMaps, the reference of the PDF tests' };
 }
 
+/**
+ * What `npm run test:scale` needs besides the suite's own packages: redis-cli (`--cluster create`),
+ * redis-sentinel (the Sentinel failover test) and iproute2's `ip` (network namespaces for the
+ * consumers-on-other-hosts test).
+ */
+export function scaleRequirements(find: (name: string) => string | undefined = (name) => findExecutable(name)): SystemRequirement[] {
+  return [
+    { packages: ['redis-server'], present: () => find('redis-server') !== undefined && find('redis-cli') !== undefined, purpose: 'the nodes of the throwaway Redis Cluster and redis-cli --cluster create' },
+    { packages: ['redis-sentinel'], present: () => find('redis-sentinel') !== undefined, purpose: 'the three sentinels of the Sentinel failover test' },
+    { packages: ['iproute2'], present: () => find('ip') !== undefined, purpose: 'network namespaces and veth links of the multi-host test' },
+  ];
+}
+
 /** Debian's native tesseract executable (OCR_ENGINE=native; bench:ocr compares against it). */
 export function nativeTesseractRequirement(find: (name: string) => string | undefined = (name) => findExecutable(name)): SystemRequirement {
   return { packages: ['tesseract-ocr'], present: () => find('tesseract') !== undefined, purpose: 'native tesseract (OCR_ENGINE=native)' };
