@@ -10,14 +10,15 @@
  * sampled for IDLE_SECONDS before the run). Both the whole process (every thread: extract's parse
  * runs in a worker thread) and its main thread are shown. BENCH_CPU_PROFILE=<dir> also writes V8
  * profiles of every main thread and prints their self time over the run, by module and by function.
- * Prints to stdout only: the committed record of a run is `bench:throughput`'s section.
+ * The table goes to the `bench:cpu-per-doc` section of docs/benchmarks.md; the profile summary
+ * (BENCH_CPU_PROFILE) only to stdout.
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { processTree, runThrough, startDeployment, writeDocuments } from './throughput-deployment.js';
-import { benchRedis, cleanups, describeMachine, runBench } from './support.js';
+import { benchRedis, cleanups, describeMachine, runBench, writeBenchSection } from './support.js';
 
 const DOCS = Number(process.env.BENCH_DOCS ?? 200);
 const WARM_UP_DOCS = 10;
@@ -139,10 +140,8 @@ async function main(): Promise<void> {
   await deployment.stop();
 
   const f = (n: number, digits = 2) => n.toFixed(digits);
-  console.log(`\n${DOCS} one-page DOCX, ${UPLOAD_CONCURRENCY} uploads at a time, ${f(run.seconds, 1)} s (${f(DOCS / run.seconds, 1)} docs/s) on ${describeMachine()}; load average ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`);
-  console.log(`CPU ms per document (utime+stime from /proc, less the idle rate × the run's ${f(run.seconds, 1)} s):\n`);
-  console.log('| process | all threads | main thread | idle ms/s |');
-  console.log('| --- | ---: | ---: | ---: |');
+  const loadAverage = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+  const rows: string[] = [];
   let sumTotal = 0;
   let sumMain = 0;
   for (const [pid, end] of after) {
@@ -158,9 +157,22 @@ async function main(): Promise<void> {
       sumTotal += total;
       sumMain += mainThread;
     }
-    console.log(`| ${end.name} (pid ${pid}) | ${f(total)} | ${f(mainThread)} | ${f(idleTotalRate, 1)} |`);
+    rows.push(`| ${end.name} | ${f(total)} | ${f(mainThread)} | ${f(idleTotalRate, 1)} |`);
   }
-  console.log(`| **Node processes in all** | **${f(sumTotal)}** | **${f(sumMain)}** | |`);
+  writeBenchSection(
+    'cpu-per-doc',
+    [
+      `Run ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${describeMachine(process.env.BENCH_MACHINE_NOTE ?? 'shared with other work during the run')}; load average ${loadAverage} at the end.`,
+      `${DOCS} one-page DOCX through the service as \`npm start\` runs it, ${UPLOAD_CONCURRENCY} uploads at a time (${f(run.seconds, 1)} s, ${f(DOCS / run.seconds, 1)} documents/s).`,
+      `CPU time per document from /proc (utime + stime), less what each process spends idle in as long (sampled for ${IDLE_SECONDS} s before the run);`,
+      "extract's parse runs in a worker thread of the consumer process: it is in \"all threads\", not in \"main thread\".",
+      `The Node processes spent ${f(sumTotal)} ms per document (${f(sumMain)} ms on their main threads).`,
+      '',
+      '| process | CPU ms per document, all threads | main thread | idle ms/s |',
+      '| --- | ---: | ---: | ---: |',
+      ...rows,
+    ].join('\n'),
+  );
 
   if (profileDir) {
     for (const { pid, name } of pids) {

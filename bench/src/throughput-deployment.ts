@@ -84,7 +84,7 @@ export function processTree(pid: number, parentName = ''): { pid: number; name: 
       : script.includes('api/dist')
         ? 'api primary'
         : script.includes('worker/dist/main.js')
-          ? `consumer ${cmdline.at(-1)}`
+          ? `consumer ${cmdline.slice(cmdline.findIndex((arg) => arg.endsWith('worker/dist/main.js')) + 1).join(' + ')}`
           : (script.split('/').at(-1) ?? script);
   const children: number[] = [];
   for (const task of readdirSync(`/proc/${pid}/task`)) {

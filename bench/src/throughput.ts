@@ -279,7 +279,10 @@ async function main(): Promise<void> {
     const end = endRss.get(pid);
     return `| ${name} (pid ${pid}) | ${idle ? `${f(idle.mb, 0)} MB` : 'not running'} | ${end ? `${f(end.mb, 0)} MB` : 'ended'} |`;
   });
+  // With API_INSTANCES=1 the primary serves alone; with more, its cluster workers serve.
   const apiWorkers = [...idleRss.values()].filter((p) => p.name === 'api worker').length;
+  const apiProcesses = apiWorkers > 0 ? apiWorkers : [...idleRss.values()].filter((p) => p.name === 'api primary').length;
+  const consumerProcesses = [...idleRss.values()].filter((p) => p.name.startsWith('consumer ')).map((p) => p.name.slice('consumer '.length));
   const sumRss = (m: Map<string, { mb: number }>) => [...m.values()].reduce((a, b) => a + b.mb, 0);
 
   // Every sentence below is built from this run's numbers.
@@ -301,7 +304,7 @@ async function main(): Promise<void> {
   );
   const section = [
     `Run ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${describeMachine(process.env.BENCH_MACHINE_NOTE ?? 'shared with other work during the run (numbers are noisy)')}.`,
-    `The service as \`npm start\` runs it (supervisor defaults: ${apiWorkers} API processes, one consumer per stage, no convert consumer), a private redis-server;`,
+    `The service as \`npm start\` runs it (supervisor defaults: ${apiProcesses} API process${apiProcesses === 1 ? '' : 'es'}, consumer processes ${consumerProcesses.map((c) => `[${c}]`).join(', ')}, no convert consumer), a private redis-server;`,
     `the baseline is our parser library called directly (packages/parsers \`parseDocument\`; for the PNG, @readpack/ocr's \`readPage\` with tesseract.js, \`eng\`) on the same bytes,`,
     `in ${CORES} processes (one per core) for documents/s and in one process for the per-file time. Uploads ${UPLOAD_CONCURRENCY} at a time for documents/s, one at a time for latency;`,
     '`done` is taken from the record\'s event stream. PNG uploads ask for `ocrLang=eng`, as the baseline reads. `UPLOAD_RATE_PER_MINUTE` is lifted (one tenant uploads everything); logs at the default level.',
