@@ -20,10 +20,8 @@
  * BENCH_CPU_PROFILE=<dir> writes CPU profiles of every process of the first deployment (cpu-profile-preload.ts).
  * Results go to the `bench:throughput` section of docs/benchmarks.md.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -31,8 +29,9 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { bullPrefix, QUEUES, stageJobId, type QueueName } from '@readpack/queues';
-import { FORMATS, generate, type Format } from './throughput-documents.js';
-import { benchRedis, cleanups, describeMachine, freePort, runBench, stopOnCleanUp, writeBenchChart, writeBenchSection } from './support.js';
+import { FORMATS, type Format } from './throughput-documents.js';
+import { rssOf, runThrough, startDeployment, writeDocuments, type Deployment } from './throughput-deployment.js';
+import { benchRedis, cleanups, describeMachine, runBench, stopOnCleanUp, writeBenchChart, writeBenchSection } from './support.js';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const CORES = cpus().length;
@@ -52,150 +51,11 @@ const COUNTED_DOCS = 20;
 /** Goals of issue 14: throughput ≥ 0.8× the parser alone; DOCX p50 ≤ parse p50 + 15 ms. */
 const THROUGHPUT_GOAL = 0.8;
 const LATENCY_GOAL_MS = 15;
-const DOC_TIMEOUT_MS = 180_000;
 const FORMAT_NAMES: Record<Format, string> = { docx: 'one-page DOCX', pdf: 'one-page text PDF', xlsx: 'small XLSX (20 × 5)', png: 'small PNG of text (OCR)' };
-
-interface Deployment {
-  port: number;
-  prefix: string;
-  supervisor: ChildProcess;
-  stop(): Promise<void>;
-}
-
-interface DocResult {
-  jobId: string;
-  ms: number;
-}
 
 function percentile(values: readonly number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? Number.NaN;
-}
-
-/** The files of one format: `count` distinct documents numbered from `from`. */
-async function writeDocuments(dir: string, format: Format, from: number, count: number): Promise<string[]> {
-  const paths: string[] = [];
-  for (let n = from; n < from + count; n += 1) {
-    const path = join(dir, `${format}-${n}.${format}`);
-    writeFileSync(path, await generate(format, n));
-    paths.push(path);
-  }
-  return paths;
-}
-
-async function startDeployment(work: string, redisUrl: string, extractConsumers: number, profileDir?: string): Promise<Deployment> {
-  const port = await freePort();
-  const prefix = `bench${randomBytes(3).toString('hex')}`;
-  const dataDir = mkdtempSync(join(work, 'data-'));
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    REDIS_URL: redisUrl,
-    READPACK_PREFIX: prefix,
-    DATA_DIR: dataDir,
-    PORT: String(port),
-    CONVERT_CONSUMERS: '0',
-    // One tenant uploads every document here: the per-tenant limits (120 a minute) would measure themselves.
-    UPLOAD_RATE_PER_MINUTE: '1000000',
-    EXTRACT_CONSUMERS: String(extractConsumers),
-    ...(profileDir ? { READPACK_CPU_PROFILE_DIR: profileDir, NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import=${join(REPO, 'bench/dist/cpu-profile-preload.js')}`.trim() } : {}),
-  };
-  const supervisor = spawn(process.execPath, [join(REPO, 'apps/supervisor/dist/main.js')], { env, stdio: ['ignore', 'ignore', 'inherit'] });
-  const stop = stopOnCleanUp(supervisor);
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    if (supervisor.exitCode !== null) throw new Error(`the supervisor exited with code ${supervisor.exitCode}`);
-    const ready = await fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.ok, () => false);
-    if (ready) break;
-    if (Date.now() > deadline) throw new Error('the API did not answer /readyz within 60 s');
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  return { port, prefix, supervisor, stop };
-}
-
-/** Every process under `pid` (the supervisor), with a name from its command line. */
-function processTree(pid: number, parentName = ''): { pid: number; name: string }[] {
-  let cmdline: string[];
-  try {
-    cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
-  } catch {
-    return [];
-  }
-  const script = cmdline.find((arg) => arg.endsWith('.js')) ?? cmdline[0] ?? '?';
-  const name = script.includes('supervisor/dist')
-    ? 'supervisor'
-    : parentName === 'api primary'
-      ? 'api worker'
-      : script.includes('api/dist')
-        ? 'api primary'
-        : script.includes('worker/dist/main.js')
-          ? `consumer ${cmdline.at(-1)}`
-          : (script.split('/').at(-1) ?? script);
-  const children: number[] = [];
-  for (const task of readdirSync(`/proc/${pid}/task`)) {
-    try {
-      children.push(...readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number));
-    } catch {
-      // The thread ended between the listing and the read.
-    }
-  }
-  return [{ pid, name }, ...children.flatMap((child) => processTree(child, name))];
-}
-
-function rssMb(pid: number): number {
-  try {
-    return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
-  } catch {
-    return 0;
-  }
-}
-
-function rssOf(deployment: Deployment): Map<string, { name: string; mb: number }> {
-  return new Map(processTree(deployment.supervisor.pid!).map((p) => [`${p.pid}`, { name: p.name, mb: rssMb(p.pid) }]));
-}
-
-/** Uploads one file and waits for its record's terminal status on the record's event stream. */
-async function uploadAndWait(deployment: Deployment, redis: Redis, path: string, format: Format): Promise<DocResult> {
-  const bytes = await readFile(path);
-  const started = performance.now();
-  const form = new FormData();
-  form.append('file', new Blob([bytes]), path.split('/').at(-1)!);
-  // The bench's OCR baseline reads English; auto-detection would add an OSD pass the baseline lacks.
-  if (format === 'png') form.append('ocrLang', 'eng');
-  const res = await fetch(`http://127.0.0.1:${deployment.port}/api/files`, { method: 'POST', body: form });
-  if (res.status !== 202) throw new Error(`upload of ${path}: ${res.status} ${await res.text()}`);
-  const { jobId, deduplicated } = (await res.json()) as { jobId: string; deduplicated: boolean };
-  if (deduplicated) throw new Error(`upload of ${path} was joined to a running job: the documents must differ`);
-  const key = `${deployment.prefix}:job-events:${jobId}`;
-  let after = '0';
-  const deadline = Date.now() + DOC_TIMEOUT_MS;
-  while (Date.now() < deadline) {
-    const reply = (await redis.xread('COUNT', 100, 'BLOCK', 5_000, 'STREAMS', key, after)) as [string, [string, string[]][]][] | null;
-    for (const [id, fields] of reply?.[0]?.[1] ?? []) {
-      after = id;
-      const view = JSON.parse(fields[fields.indexOf('view') + 1] ?? '{}') as { status?: string; error?: { code: string; message: string } };
-      if (view.status === 'done') return { jobId, ms: performance.now() - started };
-      if (view.status === 'failed') throw new Error(`${path} failed: ${view.error?.code} ${view.error?.message}`);
-    }
-  }
-  throw new Error(`${path} not done after ${DOC_TIMEOUT_MS / 1000} s`);
-}
-
-/** Every file through the deployment, `concurrency` uploads in flight; the wall time from the first upload to the last `done`. */
-async function runThrough(deployment: Deployment, redisUrl: string, files: string[], format: Format, concurrency: number): Promise<{ seconds: number; results: DocResult[] }> {
-  const queue = [...files];
-  const results: DocResult[] = [];
-  const connections = Array.from({ length: concurrency }, () => new Redis(redisUrl, { maxRetriesPerRequest: null }));
-  const started = performance.now();
-  try {
-    await Promise.all(
-      connections.map(async (redis) => {
-        for (let file = queue.shift(); file; file = queue.shift()) results.push(await uploadAndWait(deployment, redis, file, format));
-      }),
-    );
-  } finally {
-    for (const redis of connections) redis.disconnect();
-  }
-  return { seconds: (performance.now() - started) / 1000, results };
 }
 
 /** The parser library alone: `files` split over `processes` processes; documents/s from the go signal to the last result, and each file's time. */
@@ -419,7 +279,10 @@ async function main(): Promise<void> {
     const end = endRss.get(pid);
     return `| ${name} (pid ${pid}) | ${idle ? `${f(idle.mb, 0)} MB` : 'not running'} | ${end ? `${f(end.mb, 0)} MB` : 'ended'} |`;
   });
+  // With API_INSTANCES=1 the primary serves alone; with more, its cluster workers serve.
   const apiWorkers = [...idleRss.values()].filter((p) => p.name === 'api worker').length;
+  const apiProcesses = apiWorkers > 0 ? apiWorkers : [...idleRss.values()].filter((p) => p.name === 'api primary').length;
+  const consumerProcesses = [...idleRss.values()].filter((p) => p.name.startsWith('consumer ')).map((p) => p.name.slice('consumer '.length));
   const sumRss = (m: Map<string, { mb: number }>) => [...m.values()].reduce((a, b) => a + b.mb, 0);
 
   // Every sentence below is built from this run's numbers.
@@ -441,7 +304,7 @@ async function main(): Promise<void> {
   );
   const section = [
     `Run ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${describeMachine(process.env.BENCH_MACHINE_NOTE ?? 'shared with other work during the run (numbers are noisy)')}.`,
-    `The service as \`npm start\` runs it (supervisor defaults: ${apiWorkers} API processes, one consumer per stage, no convert consumer), a private redis-server;`,
+    `The service as \`npm start\` runs it (supervisor defaults: ${apiProcesses} API process${apiProcesses === 1 ? '' : 'es'}, consumer processes ${consumerProcesses.map((c) => `[${c}]`).join(', ')}, no convert consumer), a private redis-server;`,
     `the baseline is our parser library called directly (packages/parsers \`parseDocument\`; for the PNG, @readpack/ocr's \`readPage\` with tesseract.js, \`eng\`) on the same bytes,`,
     `in ${CORES} processes (one per core) for documents/s and in one process for the per-file time. Uploads ${UPLOAD_CONCURRENCY} at a time for documents/s, one at a time for latency;`,
     '`done` is taken from the record\'s event stream. PNG uploads ask for `ocrLang=eng`, as the baseline reads. `UPLOAD_RATE_PER_MINUTE` is lifted (one tenant uploads everything); logs at the default level.',

@@ -1,6 +1,6 @@
 import { open, type FileHandle } from 'node:fs/promises';
 import { extname } from 'node:path';
-import { fileTypeFromFile } from 'file-type';
+import { fileTypeFromBuffer, fileTypeFromFile } from 'file-type';
 import { CFB_MEDIA_TYPE, classifyOle2, LEGACY_MEDIA_TYPES, looksLikeHtml } from './formats.js';
 
 /**
@@ -45,8 +45,12 @@ const TEXT_BY_EXTENSION: Record<string, ParseableMediaType> = {
 /** How much of a file without magic numbers is checked to call it text. */
 const TEXT_SNIFF_BYTES = 64 * 1024;
 
-export async function sniffMediaType(path: string, originalName: string): Promise<SniffResult> {
-  const detected = await fileTypeFromFile(path);
+/**
+ * The file's type by its bytes. `bytes`, when given, is the whole file already in memory (a small
+ * upload): it is sniffed from there, sparing the file's open, reads and close.
+ */
+export async function sniffMediaType(path: string, originalName: string, bytes?: Uint8Array): Promise<SniffResult> {
+  const detected = bytes ? await fileTypeFromBuffer(bytes) : await fileTypeFromFile(path);
   if (detected?.mime === CFB_MEDIA_TYPE) {
     const mediaType = await withFile(path, classifyOle2);
     return mediaType ? { supported: true, mediaType, kind: PARSEABLE_MEDIA_TYPES[mediaType] } : { supported: false, detected: CFB_MEDIA_TYPE };
@@ -55,7 +59,7 @@ export async function sniffMediaType(path: string, originalName: string): Promis
     const kind = (PARSEABLE_MEDIA_TYPES as Record<string, DocumentKind | undefined>)[detected.mime];
     return kind ? { supported: true, mediaType: detected.mime as ParseableMediaType, kind } : { supported: false, detected: detected.mime };
   }
-  const start = await textStart(path);
+  const start = bytes ? textStartOf(bytes.subarray(0, TEXT_SNIFF_BYTES), bytes.byteLength < TEXT_SNIFF_BYTES) : await textStart(path);
   if (start !== undefined) {
     const extension = extname(originalName).toLowerCase();
     const mediaType = looksLikeHtml(start, extension) ? 'text/html' : (TEXT_BY_EXTENSION[extension] ?? 'text/plain');
@@ -82,17 +86,20 @@ async function textStart(path: string): Promise<string | undefined> {
   try {
     const buffer = Buffer.alloc(TEXT_SNIFF_BYTES);
     const { bytesRead } = await handle.read(buffer, 0, TEXT_SNIFF_BYTES, 0);
-    if (bytesRead === 0) return undefined;
-    const window = buffer.subarray(0, bytesRead);
-    if (window.includes(0)) return undefined;
-    const decoder = new TextDecoder('utf-8', { fatal: true });
-    try {
-      return decoder.decode(window, { stream: bytesRead === TEXT_SNIFF_BYTES }).slice(0, 1024);
-    } catch {
-      return undefined; // not UTF-8: we do not guess legacy encodings
-    }
+    return textStartOf(buffer.subarray(0, bytesRead), bytesRead < TEXT_SNIFF_BYTES);
   } finally {
     await handle.close();
+  }
+}
+
+/** textStart's check on the file's first bytes; `whole` when they are shorter than the window (the file ends there, as textStart reads it). */
+function textStartOf(window: Uint8Array, whole: boolean): string | undefined {
+  if (window.byteLength === 0 || window.includes(0)) return undefined;
+  const decoder = new TextDecoder('utf-8', { fatal: true });
+  try {
+    return decoder.decode(window, { stream: !whole }).slice(0, 1024);
+  } catch {
+    return undefined; // not UTF-8: we do not guess legacy encodings
   }
 }
 export { classifyPdfOpenError, type PdfOpenFailure } from './pdf-errors.js';

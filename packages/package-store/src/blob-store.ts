@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { ignoreMissing } from './missing.js';
 import { spoolTo, tmpName, verifiedStream } from './spool.js';
-import { checkSha256, ChecksumMismatchError, SHA256, type BlobInfo, type BlobLocation, type BlobStore } from './storage.js';
+import { checkSha256, ChecksumMismatchError, SHA256, type BlobInfo, type BlobLocation, type BlobStore, type SpooledBlob } from './storage.js';
 
 /**
  * Content-addressed, immutable blobs on a local (or shared, e.g. NFS/volume) directory.
@@ -63,8 +63,8 @@ export class LocalBlobStore implements BlobStore {
    * adding it to the store yet (an upload is inspected before it is accepted). A stream growing
    * past `limitBytes` is aborted with `BlobTooLargeError` and its partial file removed.
    */
-  async spool(source: Readable, limitBytes = Number.POSITIVE_INFINITY): Promise<BlobInfo & { path: string }> {
-    return spoolTo(this.tmpDir, source, limitBytes);
+  async spool(source: Readable, limitBytes = Number.POSITIVE_INFINITY, keepBytes = 0): Promise<SpooledBlob> {
+    return spoolTo(this.tmpDir, source, limitBytes, keepBytes);
   }
 
   /** Takes a spooled file into the store under its hash (a rename: same filesystem). */

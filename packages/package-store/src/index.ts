@@ -26,6 +26,7 @@ export {
   type PackageRepository,
   type S3Options,
   type SignedUrlOptions,
+  type SpooledBlob,
   type Storage,
   type WrittenPackage,
 } from './storage.js';

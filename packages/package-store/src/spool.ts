@@ -4,7 +4,7 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PassThrough, Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { ChecksumMismatchError, type BlobInfo } from './storage.js';
+import { ChecksumMismatchError, type SpooledBlob } from './storage.js';
 
 export class BlobTooLargeError extends Error {
   override readonly name = 'BlobTooLargeError';
@@ -20,17 +20,21 @@ export function tmpName(dir: string): string {
 
 /**
  * Writes a stream to a new file in `dir` while hashing it. A stream growing past `limitBytes` is
- * aborted with BlobTooLargeError; any failure removes the partial file.
+ * aborted with BlobTooLargeError; any failure removes the partial file. A stream of at most
+ * `keepBytes` is also returned in memory (`bytes`).
  */
-export async function spoolTo(dir: string, source: Readable, limitBytes = Number.POSITIVE_INFINITY): Promise<BlobInfo & { path: string }> {
+export async function spoolTo(dir: string, source: Readable, limitBytes = Number.POSITIVE_INFINITY, keepBytes = 0): Promise<SpooledBlob> {
   const path = tmpName(dir);
   const hash = createHash('sha256');
   let size = 0;
+  let kept: Buffer[] | undefined = keepBytes > 0 ? [] : undefined;
   const meter = new Transform({
     transform(chunk: Buffer, _encoding, callback) {
       size += chunk.length;
       if (size > limitBytes) return callback(new BlobTooLargeError(limitBytes));
       hash.update(chunk);
+      if (kept && size <= keepBytes) kept.push(chunk);
+      else kept = undefined;
       callback(null, chunk);
     },
   });
@@ -44,7 +48,7 @@ export async function spoolTo(dir: string, source: Readable, limitBytes = Number
     await rm(path, { force: true });
     throw error;
   }
-  return { path, sha256: hash.digest('hex'), size };
+  return { path, sha256: hash.digest('hex'), size, ...(kept ? { bytes: Buffer.concat(kept, size) } : {}) };
 }
 
 /**

@@ -2,6 +2,9 @@ import type { Readable } from 'node:stream';
 import type { PackageManifest } from './manifest.js';
 import type { S3Config } from '@readpack/config';
 
+/** A spooled stream: its temporary file, and its bytes when it was no larger than asked to keep. */
+export type SpooledBlob = BlobInfo & { path: string; bytes?: Buffer };
+
 export interface BlobInfo {
   sha256: string;
   size: number;
@@ -54,9 +57,10 @@ export interface BlobStore {
   /**
    * Writes a stream to a local temporary file of this process while hashing it, without storing it
    * yet (an upload is inspected before it is accepted). Past `limitBytes` it fails with
-   * BlobTooLargeError and leaves nothing behind.
+   * BlobTooLargeError and leaves nothing behind. Content of at most `keepBytes` (default 0) comes
+   * back in memory too, so that inspecting a small upload need not read its file again.
    */
-  spool(source: Readable, limitBytes?: number): Promise<BlobInfo & { path: string }>;
+  spool(source: Readable, limitBytes?: number, keepBytes?: number): Promise<SpooledBlob>;
   /** Takes a spooled file into the store under its hash; the spooled file is gone afterwards. */
   adopt(path: string, sha256: string): Promise<void>;
   /** A stream of the blob; a missing blob or a checksum mismatch is an error on the stream. */

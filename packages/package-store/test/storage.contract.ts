@@ -103,6 +103,19 @@ export function storageContract(name: string, open: () => Promise<StorageUnderTe
       expect((await storage.blobs.readBuffer(spooled.sha256)).equals(data)).toBe(true);
     });
 
+    it('a spool keeps the bytes in memory only when they fit the size asked for', async () => {
+      const data = randomBytes(10_000);
+      const small = await storage.blobs.spool(Readable.from([data.subarray(0, 4_000), data.subarray(4_000)]), undefined, 10_000);
+      expect(small.bytes?.equals(data)).toBe(true);
+      const large = await storage.blobs.spool(Readable.from([data.subarray(0, 4_000), data.subarray(4_000)]), undefined, 9_999);
+      expect(large.bytes).toBeUndefined();
+      expect(large).toMatchObject({ sha256: sha(data), size: data.length });
+      const unasked = await storage.blobs.spool(Readable.from([data]));
+      expect(unasked.bytes).toBeUndefined();
+      for (const spooled of [small, large, unasked]) await storage.blobs.adopt(spooled.path, spooled.sha256);
+      expect((await storage.blobs.readBuffer(sha(data))).equals(data)).toBe(true);
+    });
+
     it('a large file (multipart on S3) is stored whole, and readers never see part of it', async () => {
       const data = randomBytes(it_.largeBytes * 2 + 12_345);
       const sha256 = sha(data);

@@ -21,7 +21,7 @@ export async function inspectFiles(files: SpooledFile[], converter: () => Promis
   let converterKnown: ConverterInfo | undefined | null = null; // read once per request, when needed
   for (const [index, file] of files.entries()) {
     if (file.size === 0) throw new ApiError(400, 'empty_file', `File ${describe(file, index)} is empty.`, { index });
-    const sniffed = await sniffMediaType(file.path, file.originalname);
+    const sniffed = await sniffMediaType(file.path, file.originalname, file.bytes);
     if (!sniffed.supported) {
       throw new ApiError(415, 'unsupported_media_type', `File ${describe(file, index)} is ${sniffed.detected}, which Readpack cannot parse.`, {
         index,

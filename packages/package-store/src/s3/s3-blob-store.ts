@@ -5,7 +5,7 @@ import { PassThrough, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { LocalCopies } from '../local-copies.js';
 import { spoolTo, verifiedStream } from '../spool.js';
-import { checkSha256, SHA256, type BlobInfo, type BlobLocation, type BlobStore, type S3Options, type SignedUrlOptions } from '../storage.js';
+import { checkSha256, SHA256, type BlobInfo, type BlobLocation, type BlobStore, type S3Options, type SignedUrlOptions, type SpooledBlob } from '../storage.js';
 import { S3Objects } from './objects.js';
 
 /**
@@ -59,8 +59,8 @@ export class S3BlobStore implements BlobStore {
     return { sha256: spooled.sha256, size: spooled.size };
   }
 
-  async spool(source: Readable, limitBytes = Number.POSITIVE_INFINITY): Promise<BlobInfo & { path: string }> {
-    return spoolTo(this.spoolDir, source, limitBytes);
+  async spool(source: Readable, limitBytes = Number.POSITIVE_INFINITY, keepBytes = 0): Promise<SpooledBlob> {
+    return spoolTo(this.spoolDir, source, limitBytes, keepBytes);
   }
 
   async adopt(path: string, sha256: string): Promise<void> {
