@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { Queue, Worker } from 'bullmq';
 import { JobStateStore, type Lease } from '@readpack/job-state';
 import { createConsumerConnection, createProducerConnection, deploymentKeyPrefix, isRedisUnavailableError, waitUntilReady, type RedisClient } from '@readpack/redis';
-import { ThrowawayRedisCluster, uniqueName } from '@readpack/testing';
+import { bullPrefix } from '@readpack/queues';
+import { ThrowawayRedisCluster, uniqueName, waitFor } from '@readpack/testing';
 
 /**
  * The primary that serves a deployment's slot is SIGKILLed; its replica is promoted. Through the
@@ -31,6 +33,65 @@ afterAll(async () => {
 
 const ttl = { queuedSeconds: 600, processingSeconds: 600, resultSeconds: 600 };
 const lease: Lease = { series: 1, holder: 'extract:failover', epoch: 1, token: 'token-1' };
+
+interface EventSource {
+  once(event: string, listener: () => void): unknown;
+  off(event: string, listener: () => void): unknown;
+}
+
+/** The first of `events` that `source` emits from now on. */
+function nextEvent(source: EventSource, events: string[]): Promise<string> {
+  return new Promise((resolve) => {
+    const listeners = events.map((event) => {
+      const listener = () => {
+        events.forEach((other, i) => source.off(other, listeners[i]!));
+        resolve(event);
+      };
+      source.once(event, listener);
+      return listener;
+    });
+  });
+}
+
+describe('an idle BullMQ worker on the consumer connection through cluster_state:fail', () => {
+  // The stall once seen after a failover (docs/redis-keys.md): BullMQ's watchdog resets the idle
+  // worker's blocking connection and awaits the Cluster's connect(), which ioredis never settled
+  // when its ready check found cluster_state:fail. Here the fail state is held until that
+  // connect() has had its answer, then lifted; the worker must take the next job.
+  it('its blocking connection is reset while the cluster is down, and it takes the next job afterwards', async () => {
+    const prefix = bullPrefix(deploymentKeyPrefix('cluster', uniqueName('idle')));
+    const queueName = 'idle-worker';
+    const taken: string[] = [];
+    // drainDelay 1 s: the watchdog fires 2 s into a blocking wait instead of 6 s.
+    const worker = new Worker(queueName, async (job) => void taken.push(job.name), { connection: consumer, prefix, drainDelay: 1 });
+    const queue = new Queue(queueName, { connection: consumer, prefix });
+    try {
+      await queue.add('before', {});
+      await waitFor(async () => (taken.includes('before') ? true : undefined), { what: 'the job added before the outage' });
+      const blocking = await worker.backend.blockingClient;
+      if (!blocking) throw new Error('the worker has no blocking connection');
+
+      // An idle wait ends by its own timeout before the watchdog's: only the outage makes it fire.
+      const watchdogReset = nextEvent(blocking, ['end']);
+      const restore = await cluster.unserveSlotOf(`${prefix}:${queueName}`);
+      try {
+        await watchdogReset;
+        // BullMQ reconnects at once: the new connection's first answer is 'ready' (no ready check)
+        // or, the check failing on cluster_state:fail, a reconnect that orphans the connect() BullMQ awaits.
+        await nextEvent(blocking, ['ready', 'reconnecting']);
+      } finally {
+        await restore();
+      }
+
+      await queue.add('after', {});
+      await waitFor(async () => (taken.includes('after') ? true : undefined), { timeoutMs: 60_000, what: 'the idle worker to take the job added after the outage' });
+    } finally {
+      await worker.close();
+      await queue.obliterate({ force: true });
+      await queue.close();
+    }
+  }, 120_000);
+});
 
 describe('Redis Cluster failover of the deployment slot', () => {
   it('reads answer the record or "unavailable", never nothing; writes resume on the promoted replica', async () => {

@@ -63,7 +63,19 @@ export function createConsumerConnection(settings: Pick<RedisSettings, 'url'>, n
     enableOfflineQueue: true,
     retryStrategy: reconnectBackoff,
   };
-  return connect(parseRedisUrl(settings.url), options, { enableOfflineQueue: true, clusterRetryStrategy: reconnectBackoff, ...CONSUMER_CLUSTER_RETRY });
+  return connect(parseRedisUrl(settings.url), options, {
+    enableOfflineQueue: true,
+    clusterRetryStrategy: reconnectBackoff,
+    ...CONSUMER_CLUSTER_RETRY,
+    // ioredis' Cluster#connect() never settles when its ready check (CLUSTER INFO) finds
+    // `cluster_state:fail`, as every node reports mid-failover: the check disconnects and a later
+    // connect() reaches `ready`, but the first promise is orphaned. BullMQ's blocking connection
+    // awaits exactly that promise when its watchdog resets the connection (reconnectBlocking), so a
+    // worker whose watchdog fired during a failover never took another job. Without the check the
+    // promise settles as soon as the slots are known; CLUSTERDOWN replies in the meantime are
+    // retried (CONSUMER_CLUSTER_RETRY). docs/redis-keys.md, "A whole pipeline through a failover".
+    enableReadyCheck: false,
+  });
 }
 
 /**

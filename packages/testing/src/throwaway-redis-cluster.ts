@@ -97,6 +97,31 @@ export class ThrowawayRedisCluster {
     return { killed, promoted };
   }
 
+  /**
+   * Takes `key`'s slot away from every node (CLUSTER DELSLOTS), so every node reports
+   * `cluster_state:fail` and answers CLUSTERDOWN, as mid-failover, for as long as the caller
+   * wants; the returned function gives the slot back to its primary and waits until the cluster
+   * is healthy again. No node is killed, so no replica is used up.
+   */
+  async unserveSlotOf(key: string): Promise<() => Promise<void>> {
+    const owner = await this.primaryOf(key);
+    const probe = this.liveNodes()[0];
+    if (!probe) throw new Error('no node of the cluster is running');
+    const slot = (await cli(probe.port, 'CLUSTER', 'KEYSLOT', key)).trim();
+    await Promise.all(this.liveNodes().map((n) => cliOk(n.port, 'CLUSTER', 'DELSLOTS', slot)));
+    await waitFor(
+      async () => {
+        const states = await Promise.all(this.liveNodes().map((n) => cli(n.port, 'CLUSTER', 'INFO')));
+        return states.every((info) => info.includes('cluster_state:fail')) ? true : undefined;
+      },
+      { timeoutMs: READY_TIMEOUT_MS, intervalMs: 100, what: `cluster_state:fail on every node once slot ${slot} is unserved` },
+    );
+    return async () => {
+      await cliOk(owner, 'CLUSTER', 'ADDSLOTS', slot);
+      await this.waitUntilHealthy();
+    };
+  }
+
   async dispose(): Promise<void> {
     await Promise.all(this.nodes.map((n) => n.kill()));
     rmSync(this.dir, { recursive: true, force: true });
@@ -167,4 +192,10 @@ function parseNodeLine(line: string): ClusterNode {
 async function cli(port: number, ...args: string[]): Promise<string> {
   const { stdout } = await run('redis-cli', ['-p', String(port), ...args], { timeout: 5_000 });
   return stdout;
+}
+
+/** redis-cli exits 0 on an error reply: a command whose only answer is OK is checked for it. */
+async function cliOk(port: number, ...args: string[]): Promise<void> {
+  const reply = (await cli(port, ...args)).trim();
+  if (reply !== 'OK') throw new Error(`redis-cli -p ${port} ${args.join(' ')}: ${reply}`);
 }
