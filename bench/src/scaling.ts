@@ -19,7 +19,7 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { cpus, hostname, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
@@ -227,7 +227,7 @@ async function measureBackground(deployment: Deployment, redis: Redis): Promise<
   cpuPerSecond.redis = (redis1.cpuSeconds - redis0.cpuSeconds) / seconds;
   // A poll of an absent job reads what a poll of a present one reads (one HMGET of the record).
   const [apiBefore, redisBefore] = [treeCpuSeconds(deployment.apiPid), await redisCounters(redis)];
-  for (let i = 0; i < POLL_SAMPLES; i += 1) await (await fetch(`${deployment.apiUrl}/api/files/job/00000000-0000-4000-8000-000000000000`)).arrayBuffer();
+  for (let i = 0; i < POLL_SAMPLES; i += 1) await (await fetch(`${deployment.apiUrl}/api/files/job/job_AAAAAAAAAAAAAAAAAAAAAA`)).arrayBuffer();
   const [apiAfter, redisAfter] = [treeCpuSeconds(deployment.apiPid), await redisCounters(redis)];
   return {
     cpuPerSecond,
@@ -410,7 +410,7 @@ async function main(): Promise<void> {
 
   const machine = describeMachine(`load average ${fmt(loadStart, 1)} at the start, ${fmt(loadEnd, 1)} at the end`);
   const section = [
-    `Run ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on \`${process.env.HOSTNAME ?? 'this machine'}\`: ${machine}. STORAGE=s3 (s3rver behind a counting proxy), a private redis-server, every process its own DATA_DIR.`,
+    `Run ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on \`${hostname()}\`: ${machine}. STORAGE=s3 (s3rver behind a counting proxy), a private redis-server, every process its own DATA_DIR.`,
     '',
     `**Calibration** (one consumer per stage; ${TEXT_DOCS} text PDFs of ${TEXT_PAGES_PER_DOC} pages, then ${SCAN_DOCS} scans of ${SCAN_PAGES_PER_DOC} pages, uploaded ${UPLOAD_CONCURRENCY} at a time; CPU from /proc of each process tree and Redis' INFO, so other load on the machine does not enter it):`,
     '',

@@ -39,7 +39,7 @@ export async function writeDocuments(dir: string, format: Format, from: number, 
   return paths;
 }
 
-export async function startDeployment(work: string, redisUrl: string, extractConsumers: number, profileDir?: string): Promise<Deployment> {
+export async function startDeployment(work: string, redisUrl: string, extractConsumers: number, profileDir?: string, extraEnv: Record<string, string> = {}): Promise<Deployment> {
   const port = await freePort();
   const prefix = `bench${randomBytes(3).toString('hex')}`;
   const dataDir = mkdtempSync(join(work, 'data-'));
@@ -53,6 +53,7 @@ export async function startDeployment(work: string, redisUrl: string, extractCon
     // One tenant uploads every document here: the per-tenant limits (120 a minute) would measure themselves.
     UPLOAD_RATE_PER_MINUTE: '1000000',
     EXTRACT_CONSUMERS: String(extractConsumers),
+    ...extraEnv,
     ...(profileDir ? { READPACK_CPU_PROFILE_DIR: profileDir, NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import=${join(REPO, 'bench/dist/cpu-profile-preload.js')}`.trim() } : {}),
   };
   const supervisor = spawn(process.execPath, [join(REPO, 'apps/supervisor/dist/main.js')], { env, stdio: ['ignore', 'ignore', 'inherit'] });

@@ -29,6 +29,8 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { bullPrefix, QUEUES, stageJobId, type QueueName } from '@readpack/queues';
+import { renderTimeTable, startOtlpReceiver, whereTheTimeGoes } from '@readpack/testing';
+import { ATTR } from '@readpack/tracing';
 import { FORMATS, type Format } from './throughput-documents.js';
 import { rssOf, runThrough, startDeployment, writeDocuments, type Deployment } from './throughput-deployment.js';
 import { benchRedis, cleanups, describeMachine, runBench, stopOnCleanUp, writeBenchChart, writeBenchSection } from './support.js';
@@ -48,6 +50,9 @@ if (process.env.BENCH_LATENCY_DOCS) for (const format of FORMATS) LATENCY_DOCS[f
 const WARM_UP_DOCS = 4;
 /** Documents of the MONITOR pass that counts round trips. */
 const COUNTED_DOCS = 20;
+/** Documents followed with tracing on, one at a time, for the span breakdown. */
+const TRACED_DOCS = 20;
+const TRACED_PNGS = 5;
 /** Goals of issue 14: throughput ≥ 0.8× the parser alone; DOCX p50 ≤ parse p50 + 15 ms. */
 const THROUGHPUT_GOAL = 0.8;
 const LATENCY_GOAL_MS = 15;
@@ -260,6 +265,31 @@ async function main(): Promise<void> {
   await runThrough(two, redisUrl, docx.warmUp, 'docx', 1);
   const twoRun = await runThrough(two, redisUrl, docx.second, 'docx', UPLOAD_CONCURRENCY);
   await two.stop();
+  // Where the time goes: a deployment of its own with tracing on (the runs above had it off, as
+  // `npm start` has), documents one at a time, every process exporting to a local OTLP receiver.
+  console.log('span breakdown: tracing on');
+  const receiver = await startOtlpReceiver();
+  cleanups.push(() => receiver.close());
+  const traced = await startDeployment(work, redisUrl, 1, undefined, { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url });
+  await new Promise((r) => setTimeout(r, 8_000));
+  const tracedFiles = { docx: await writeDocuments(docsDir, 'docx', 400_000, TRACED_DOCS), png: await writeDocuments(docsDir, 'png', 400_000, TRACED_PNGS) };
+  await runThrough(traced, redisUrl, files.get('docx')!.warmUp.slice(0, 2), 'docx', 1);
+  const tracedFrom = receiver.spans().length;
+  const tracedDocx = await runThrough(traced, redisUrl, tracedFiles.docx, 'docx', 1);
+  const docxSpans = receiver.spans().length;
+  const tracedPng = await runThrough(traced, redisUrl, tracedFiles.png, 'png', 1);
+  // Spans are exported in batches: stopping the processes flushes the last ones.
+  await traced.stop();
+  const spansOf = (jobIds: readonly string[]) => {
+    const wanted = new Set(jobIds);
+    const all = receiver.spans().slice(tracedFrom);
+    const traceIds = new Set(all.filter((s) => wanted.has(String(s.attributes[ATTR.jobId] ?? ''))).map((s) => s.traceId));
+    return whereTheTimeGoes(all, { traceIds });
+  };
+  const docxBreakdown = spansOf(tracedDocx.results.map((r) => r.jobId));
+  const pngBreakdown = spansOf(tracedPng.results.map((r) => r.jobId));
+  console.log(`collected ${receiver.spans().length - tracedFrom} spans (${docxSpans - tracedFrom} by the end of the DOCX run)`);
+
   const oneDocx = results.find((r) => r.format === 'docx')!;
   const twoDocsPerSecond = docx.second.length / twoRun.seconds;
 
@@ -325,9 +355,13 @@ async function main(): Promise<void> {
     '| --- | ---: | ---: | --- | --- |',
     ...commandRows,
     '',
-    // Span breakdown: the tracing work (packages/tracing, the OTLP receiver in packages/testing and its
-    // span-summary helper) adds its table here, from the spans of this same run.
-    '<!-- span breakdown: added with packages/tracing -->',
+    `**Where the time goes** (OpenTelemetry spans of a deployment of its own with tracing on, \`OTEL_EXPORTER_OTLP_ENDPOINT\` at a local OTLP receiver, documents one at a time; \`whereTheTimeGoes\` over their traces). One-page DOCX:`,
+    '',
+    renderTimeTable(docxBreakdown),
+    '',
+    'Small PNG of text (OCR):',
+    '',
+    renderTimeTable(pngBreakdown),
     '',
     ...(cpuRows.length > 0
       ? [
