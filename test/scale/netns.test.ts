@@ -220,7 +220,8 @@ describe('two consumer groups on private links; group A cut off mid-job', () => 
     // its heartbeat, the release of its lease, the stage's next write — is refused by the fence.
     await sandbox!.restore('a');
     const restoredAt = Date.now();
-    expect(await sandbox!.canConnect('a', links.a.hostAddress, redis!.port)).toBe(true);
+    // A link set up again carries traffic once the kernel has its carrier and route back: moments.
+    await waitFor(async () => ((await sandbox!.canConnect('a', links.a.hostAddress, redis!.port)) ? true : undefined), { what: 'A to reach Redis again', timeoutMs: 15_000 });
     const refusedFor = (jobId: string) => (l: LogLine) => l.jobId === jobId && l.stage === 'extract' && (l.status === 'fenced' || l.reason === 'fenced');
     await waitFor(async () => (aJobs.every((id) => logsOf('a').some(refusedFor(id))) ? true : undefined), { what: 'A\'s late writes to be refused', timeoutMs: 120_000 });
     const refusedAfterRestoreMs = Date.now() - restoredAt;
