@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { processTree, runThrough, startDeployment, writeDocuments } from './throughput-deployment.js';
-import { benchRedis, cleanups, describeMachine, runBench, writeBenchSection } from './support.js';
+import { benchRedis, cleanups, describeMachine, loadNote, loadNow, runBench, writeBenchSection } from './support.js';
 
 const DOCS = Number(process.env.BENCH_DOCS ?? 200);
 const WARM_UP_DOCS = 10;
@@ -107,6 +107,7 @@ function top(map: Map<string, number>, n: number): [string, number][] {
 }
 
 async function main(): Promise<void> {
+  const startLoad = loadNow();
   const work = mkdtempSync(join(tmpdir(), 'readpack-bench-cpu-'));
   cleanups.push(() => rmSync(work, { recursive: true, force: true }));
   const docsDir = join(work, 'docs');
@@ -140,7 +141,6 @@ async function main(): Promise<void> {
   await deployment.stop();
 
   const f = (n: number, digits = 2) => n.toFixed(digits);
-  const loadAverage = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
   const rows: string[] = [];
   let sumTotal = 0;
   let sumMain = 0;
@@ -162,7 +162,7 @@ async function main(): Promise<void> {
   writeBenchSection(
     'cpu-per-doc',
     [
-      `Run ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${describeMachine(process.env.BENCH_MACHINE_NOTE ?? 'shared with other work during the run')}; load average ${loadAverage} at the end.`,
+      `Run ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${describeMachine(loadNote(startLoad, loadNow()))}.`,
       `${DOCS} one-page DOCX through the service as \`npm start\` runs it, ${UPLOAD_CONCURRENCY} uploads at a time (${f(run.seconds, 1)} s, ${f(DOCS / run.seconds, 1)} documents/s).`,
       `CPU time per document from /proc (utime + stime), less what each process spends idle in as long (sampled for ${IDLE_SECONDS} s before the run);`,
       "extract's parse runs in a worker thread of the consumer process: it is in \"all threads\", not in \"main thread\".",

@@ -59,6 +59,22 @@ export function describeMachine(...extra: string[]): string {
   return [`${cpu.length} × ${cpu[0]?.model.trim() ?? 'unknown CPU'}`, `${Math.round(totalmem() / 2 ** 30)} GiB`, `Node ${process.version}`, ...extra].join(', ');
 }
 
+/**
+ * What the machine was doing around a run, from its 1-minute load averages at the start and at the
+ * end: a sentence for the report, so that whether the numbers are noisy is read off the run itself
+ * (the start decides: by the end the bench's own processes load the cores).
+ */
+export function loadNote(startLoad: number, endLoad: number, cores = cpus().length): string {
+  const range = `load average ${startLoad.toFixed(1)} at the start, ${endLoad.toFixed(1)} at the end on ${cores} cores`;
+  // The run loads the cores itself; only what ran before it says whether others shared them.
+  return startLoad > cores / 2 ? `${range}: other work was running when the bench began, so times are noisy` : `${range}: nothing else was running when the bench began`;
+}
+
+/** The 1-minute load average now. */
+export function loadNow(): number {
+  return Number(readFileSync('/proc/loadavg', 'utf8').split(' ')[0]);
+}
+
 /** Runs a bench's main: Ctrl-C and failures both run `cleanUp` (child processes, Redis keys, files). */
 export async function runBench(main: () => Promise<void>): Promise<void> {
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {

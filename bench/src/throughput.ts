@@ -33,7 +33,7 @@ import { renderTimeTable, startOtlpReceiver, whereTheTimeGoes } from '@readpack/
 import { ATTR } from '@readpack/tracing';
 import { FORMATS, type Format } from './throughput-documents.js';
 import { rssOf, runThrough, startDeployment, writeDocuments, type Deployment } from './throughput-deployment.js';
-import { benchRedis, cleanups, describeMachine, runBench, stopOnCleanUp, writeBenchChart, writeBenchSection } from './support.js';
+import { benchRedis, cleanups, describeMachine, loadNote, loadNow, runBench, stopOnCleanUp, writeBenchChart, writeBenchSection } from './support.js';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const CORES = cpus().length;
@@ -178,6 +178,7 @@ interface FormatResult {
 }
 
 async function main(): Promise<void> {
+  const startLoad = loadNow();
   const work = mkdtempSync(join(tmpdir(), 'readpack-bench-throughput-'));
   cleanups.push(() => rmSync(work, { recursive: true, force: true }));
   const docsDir = join(work, 'docs');
@@ -333,7 +334,7 @@ async function main(): Promise<void> {
     results.map((r) => ({ label: FORMAT_NAMES[r.format], value: r.docsPerSecond / r.parserDocsPerSecond, goal: THROUGHPUT_GOAL })),
   );
   const section = [
-    `Run ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${describeMachine(process.env.BENCH_MACHINE_NOTE ?? 'shared with other work during the run (numbers are noisy)')}.`,
+    `Run ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${describeMachine(loadNote(startLoad, loadNow()))}.`,
     `The service as \`npm start\` runs it (supervisor defaults: ${apiProcesses} API process${apiProcesses === 1 ? '' : 'es'}, consumer processes ${consumerProcesses.map((c) => `[${c}]`).join(', ')}, no convert consumer), a private redis-server;`,
     `the baseline is our parser library called directly (packages/parsers \`parseDocument\`; for the PNG, @readpack/ocr's \`readPage\` with tesseract.js, \`eng\`) on the same bytes,`,
     `in ${CORES} processes (one per core) for documents/s and in one process for the per-file time. Uploads ${UPLOAD_CONCURRENCY} at a time for documents/s, one at a time for latency;`,
