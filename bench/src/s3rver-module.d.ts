@@ -1,4 +1,4 @@
-// s3rver ships no types; this is the part the tests use.
+// s3rver ships no types; this is the part the tests and benches use (tsconfig.test.json includes this file).
 declare module 's3rver' {
   import type { Server } from 'node:http';
   import type { AddressInfo } from 'node:net';
