@@ -15,7 +15,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { numberedPdf } from '@readpack/testing';
-import { benchRedis, describeMachine, freePort, runBench, stopOnCleanUp, writeBenchSection } from './support.js';
+import { benchRedis, describeMachine, freePort, rssMb, runBench, stopOnCleanUp, writeBenchSection } from './support.js';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const LARGE = Number(process.env.BENCH_LARGE_PAGES ?? 2_000);
@@ -27,13 +27,6 @@ const UNIT_PAGES = 100;
 const TIME_GOAL = 1.2;
 const GROWTH_GOAL_MB = 150;
 
-function rssMb(pid: number): number {
-  try {
-    return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
-  } catch {
-    return 0;
-  }
-}
 
 interface Scenario {
   label: string;

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PDFDocument } from 'pdf-lib';
 import { ThrowawayRedis } from '@readpack/testing';
-import { freePort, writeBenchSection } from './support.js';
+import { freePort, rssMb, writeBenchSection } from './support.js';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const PAGES = Number(process.env.BENCH_PAGES ?? 120);
@@ -24,14 +24,6 @@ const RENDER_DPI = 300;
 const FLAT_PAGES = 4;
 
 
-function rssMb(pid: number): number {
-  try {
-    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-    return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
-  } catch {
-    return 0;
-  }
-}
 
 /** RSS of a process and its threads' owner only (worker threads share the process). */
 function sampleAll(procs: { stage: string; child: ChildProcess }[]): Map<string, number> {

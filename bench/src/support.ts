@@ -70,6 +70,15 @@ export function loadNote(startLoad: number, endLoad: number, cores = cpus().leng
   return startLoad > cores / 2 ? `${range}: other work was running when the bench began, so times are noisy` : `${range}: nothing else was running when the bench began`;
 }
 
+/** Resident memory of a process in MB from /proc (0 once it is gone: a sampler outlives its processes). */
+export function rssMb(pid: number): number {
+  try {
+    return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+  } catch {
+    return 0; // the process has exited
+  }
+}
+
 /** The 1-minute load average now. */
 export function loadNow(): number {
   return Number(readFileSync('/proc/loadavg', 'utf8').split(' ')[0]);

@@ -11,7 +11,7 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { generate, type Format } from './throughput-documents.js';
-import { freePort, stopOnCleanUp } from './support.js';
+import { freePort, rssMb, stopOnCleanUp } from './support.js';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const DOC_TIMEOUT_MS = 180_000;
@@ -98,13 +98,6 @@ export function processTree(pid: number, parentName = ''): { pid: number; name: 
   return [{ pid, name }, ...children.flatMap((child) => processTree(child, name))];
 }
 
-export function rssMb(pid: number): number {
-  try {
-    return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
-  } catch {
-    return 0;
-  }
-}
 
 export function rssOf(deployment: Deployment): Map<string, { name: string; mb: number }> {
   return new Map(processTree(deployment.supervisor.pid!).map((p) => [`${p.pid}`, { name: p.name, mb: rssMb(p.pid) }]));
