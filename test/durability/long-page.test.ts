@@ -38,6 +38,12 @@ describe('a long OCR page', () => {
     expect(final).toMatchObject({ status: 'done' });
     expect(Date.now() - startedAt).toBeGreaterThanOrEqual(PAGE_MS);
     const ocrLines = fleet.logs().filter((l) => l.jobId === jobId && l.stage === 'ocr');
+    const starts = ocrLines.filter((l) => l.message === 'stage started');
+    // On a failure, the story of the page and every warning of the fleet, to tell a lapsed lock from a retry.
+    if (starts.length !== 1) {
+      const exits = fleet.live('ocr').map((p) => ({ pid: p.pid, exitCode: p.child.exitCode, signal: p.child.signalCode, output: p.outputTail(2_000) }));
+      console.error(JSON.stringify({ story: fleet.logs().filter((l) => l.jobId === jobId || l.level !== 'info'), ocrConsumers: exits }, null, 1));
+    }
     // One start, by one consumer, finished by it: no stall, no takeover, no lease lost.
     expect(ocrLines.filter((l) => l.message === 'stage started').map((l) => l.pid)).toHaveLength(1);
     expect(ocrLines.filter((l) => l.message === 'stage finished')).toHaveLength(1);

@@ -62,16 +62,30 @@ export interface LeaseSettings {
   maxStartedAttempts: number;
 }
 
+/** What the consumer's BullMQ Worker is given: the lease settings plus how often the lock is renewed. */
+export interface BullLeaseOptions extends LeaseSettings {
+  lockRenewTime: number;
+}
+
 /**
  * What the consumer's BullMQ Worker is given. The poison bounds (maxStalledCount,
  * maxStartedAttempts) are enforced by the runner itself, when it picks the job up, so that a
  * poison job's failure is recorded on the one path every final failure takes (the processor);
  * BullMQ's own bounds, which fail a job without running the processor, sit one above ours as a
  * backstop that never fires first.
+ *
+ * lockRenewTime: BullMQ's default (lockDuration / 2) renews a lock up to lockDuration / 2 after
+ * the last renewal (its timer runs every lockRenewTime / 2 and skips a lock renewed less than
+ * that long ago), so one renewal that arrives ~5 s late (a starved event loop, a slow Redis
+ * reply) lets a 10 s lock lapse and a live consumer's job is taken over. A quarter renews every
+ * 1.25–2.5 s: a renewal may be 7.5 s late. It costs one script call per worker (all its active
+ * jobs at once) per renewal, and changes nothing when the process dies (takeover still waits for
+ * the lock to lapse).
  */
-export function bullWorkerLeaseOptions(settings: LeaseSettings): LeaseSettings {
+export function bullWorkerLeaseOptions(settings: LeaseSettings): BullLeaseOptions {
   return {
     lockDuration: settings.lockDuration,
+    lockRenewTime: Math.max(100, Math.floor(settings.lockDuration / 4)),
     stalledInterval: settings.stalledInterval,
     maxStalledCount: settings.maxStalledCount + 1,
     maxStartedAttempts: settings.maxStartedAttempts > 0 ? settings.maxStartedAttempts + 1 : 0,

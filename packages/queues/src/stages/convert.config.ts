@@ -11,7 +11,7 @@ import type { QueueDefinition } from '../definition.js';
  *   try; a file LibreOffice cannot load (`conversion_failed`) or that runs past CONVERT_TIMEOUT_MS
  *   (`conversion_timeout`, the process group is killed) fails at once, since converting again
  *   gives the same answer.
- * - lockDuration 60 s (renewed every 30 s): soffice is a child process, so the event loop that
+ * - lockDuration 60 s (renewed every 7.5–15 s, see bullWorkerLeaseOptions): soffice is a child process, so the event loop that
  *   renews the lock is free during a conversion; 60 s only matters when the consumer dies, and
  *   gives a restarted consumer time to pass LibreOffice's first-start profile creation (~3 s).
  * - stalledInterval 30 s: worst-case takeover after a SIGKILL = 60 s + 2 × 30 s = 2 minutes,

@@ -7,7 +7,7 @@ import type { QueueDefinition } from '../definition.js';
  * - attempts 3, exponential backoff from 2 s with jitter: a transient failure (disk, Redis blip,
  *   a killed parser thread) gets two more tries spread over ~6 s; a broken document fails at
  *   once instead (UnrecoverableError), so attempts are not wasted on it.
- * - lockDuration 10 s (renewed by BullMQ's lock extender every 5 s): parsing runs in a worker
+ * - lockDuration 10 s (renewed by BullMQ's lock extender every 1.25–2.5 s: bullWorkerLeaseOptions): parsing runs in a worker
  *   thread, so the event loop that renews the lock stays free however long a parse takes; the
  *   lock only bounds how long a dead consumer holds the job.
  * - stalledInterval 4 s, well under the lock: worst-case takeover after a SIGKILL = lockDuration +

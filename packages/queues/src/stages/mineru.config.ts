@@ -10,7 +10,7 @@ import type { QueueDefinition } from '../definition.js';
  *   is given up as `mineru_unavailable`; a 400 fails at once. 429/503 are NOT attempts: the whole
  *   queue is rate-limited instead (BullMQ RateLimitError).
  * - lockDuration 10 s, stalledInterval 4 s: the work is waiting on HTTP, the event loop stays free
- *   and renews the lock every 5 s; a dead consumer's job is taken over within lock + 2 × stall
+ *   and renews the lock every 1.25–2.5 s; a dead consumer's job is taken over within lock + 2 × stall
  *   interval = 18 s and RESUMES the same MinerU task (its id is in the job record), so MinerU never
  *   parses a document twice because of us.
  * - global concurrency (MINERU_MAX_CONCURRENCY, default 2) and a global rate limit

@@ -8,7 +8,7 @@ import type { QueueDefinition } from '../definition.js';
  *   tried again; missing or damaged language data fails at once (`ocr_language_data_missing`,
  *   `ocr_language_data_invalid`).
  * - lockDuration 10 s, stalledInterval 4 s: tesseract runs in its own worker threads, so the event
- *   loop that renews the lock (every 5 s) stays free however long a page takes (a 90-second page is
+ *   loop that renews the lock (every 1.25–2.5 s) stays free however long a page takes (a 90-second page is
  *   never taken over while its consumer lives: test/durability/long-page.test.ts); the lock only
  *   matters when the process dies (takeover ≤ lock + 2 × stall interval = 18 s).
  * - maxStalledCount 2, maxStartedAttempts 5, retention as for render.

@@ -8,7 +8,7 @@ import type { QueueDefinition } from '../definition.js';
  *   is retried; a page pdfjs cannot render fails at once (`render_failed`, `page_too_large`) and its
  *   OCR parent records the page's error.
  * - lockDuration 10 s, stalledInterval 4 s: rendering runs in a worker thread, so the lock renews
- *   (every 5 s) even during a slow page; a dead consumer's page is taken over in at most
+ *   (every 1.25–2.5 s) even during a slow page; a dead consumer's page is taken over in at most
  *   lock + 2 × stall interval = 18 s.
  * - maxStalledCount 2, maxStartedAttempts 5: a page that keeps killing its process ends failed.
  * - pages are children of their document's flow, so they are removed with it; completed page jobs
