@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
-import { generate, type Format } from './throughput-documents.js';
+import { EXTENSIONS, generate, type Format } from './throughput-documents.js';
 import { freePort, rssMb, stopOnCleanUp } from './support.js';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
@@ -32,7 +32,7 @@ export interface DocResult {
 export async function writeDocuments(dir: string, format: Format, from: number, count: number): Promise<string[]> {
   const paths: string[] = [];
   for (let n = from; n < from + count; n += 1) {
-    const path = join(dir, `${format}-${n}.${format}`);
+    const path = join(dir, `${format}-${n}.${EXTENSIONS[format]}`);
     writeFileSync(path, await generate(format, n));
     paths.push(path);
   }

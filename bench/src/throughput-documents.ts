@@ -5,14 +5,22 @@
  */
 import { crc32, deflateRawSync } from 'node:zlib';
 import * as XLSX from '@e965/xlsx';
-import { PDFDocument, StandardFonts } from 'pdf-lib';
+import { PDFDocument, StandardFonts, type PDFFont, type PDFPage } from 'pdf-lib';
 import { DOCX_MEDIA_TYPE, PDF_MEDIA_TYPE, XLSX_MEDIA_TYPE } from '@readpack/parsers';
 import { textPng } from '@readpack/testing';
 
 export const FORMATS = ['docx', 'pdf', 'xlsx', 'png'] as const;
-export type Format = (typeof FORMATS)[number];
+export type SmallFormat = (typeof FORMATS)[number];
+/** Longer text PDFs (10 and 40 pages): where the pipeline's per-document cost stops mattering beside the parse. */
+export const SIZE_FORMATS = ['pdf10', 'pdf40'] as const;
+export const ALL_FORMATS = [...FORMATS, ...SIZE_FORMATS] as const;
+export type Format = (typeof ALL_FORMATS)[number];
 
-export const MEDIA_TYPES: Record<Format, string> = { docx: DOCX_MEDIA_TYPE, pdf: PDF_MEDIA_TYPE, xlsx: XLSX_MEDIA_TYPE, png: 'image/png' };
+export const MEDIA_TYPES: Record<Format, string> = { docx: DOCX_MEDIA_TYPE, pdf: PDF_MEDIA_TYPE, pdf10: PDF_MEDIA_TYPE, pdf40: PDF_MEDIA_TYPE, xlsx: XLSX_MEDIA_TYPE, png: 'image/png' };
+/** The file extension of a format's documents. */
+export const EXTENSIONS: Record<Format, string> = { docx: 'docx', pdf: 'pdf', pdf10: 'pdf', pdf40: 'pdf', xlsx: 'xlsx', png: 'png' };
+/** Pages of a format's documents. */
+export const PAGES: Record<Format, number> = { docx: 1, pdf: 1, pdf10: 10, pdf40: 40, xlsx: 1, png: 1 };
 
 /** About a third of a page of prose: what a short memo or letter holds. */
 function paragraphs(n: number): string[] {
@@ -30,7 +38,9 @@ export async function generate(format: Format, n: number): Promise<Buffer> {
     case 'docx':
       return docx(n);
     case 'pdf':
-      return pdf(n);
+    case 'pdf10':
+    case 'pdf40':
+      return pdf(n, PAGES[format]);
     case 'xlsx':
       return xlsx(n);
     case 'png':
@@ -64,12 +74,16 @@ function docx(n: number): Buffer {
   ]);
 }
 
-async function pdf(n: number): Promise<Buffer> {
+async function pdf(n: number, pages: number): Promise<Buffer> {
   const doc = await PDFDocument.create();
   const font = await doc.embedFont(StandardFonts.Helvetica);
-  const page = doc.addPage([595, 842]);
+  for (let p = 1; p <= pages; p += 1) textPage(doc.addPage([595, 842]), font, pages === 1 ? paragraphs(n) : paragraphs(n).map((text) => `${text} (page ${p})`));
+  return Buffer.from(await doc.save());
+}
+
+function textPage(page: PDFPage, font: PDFFont, texts: readonly string[]): void {
   let y = 780;
-  for (const text of paragraphs(n)) {
+  for (const text of texts) {
     // Wrapped by words at ~90 characters: a line of body text on A4.
     const words = text.split(' ');
     let line = '';
@@ -83,7 +97,6 @@ async function pdf(n: number): Promise<Buffer> {
     page.drawText(line, { x: 50, y, size: 11, font });
     y -= 28;
   }
-  return Buffer.from(await doc.save());
 }
 
 /** One sheet, a header row and 20 rows of 5 columns. */

@@ -11,10 +11,10 @@ import { createInterface } from 'node:readline';
 import { performance } from 'node:perf_hooks';
 import { createOcrReader, readPage } from '@readpack/ocr';
 import { parseDocument } from '@readpack/parsers';
-import { FORMATS, MEDIA_TYPES, type Format } from './throughput-documents.js';
+import { ALL_FORMATS, MEDIA_TYPES, type Format } from './throughput-documents.js';
 
 const [format, ...files] = process.argv.slice(2) as [Format, ...string[]];
-if (!FORMATS.includes(format) || files.length === 0) throw new Error('usage: throughput-parser.js <docx|pdf|xlsx|png> <file>…');
+if (!ALL_FORMATS.includes(format) || files.length === 0) throw new Error(`usage: throughput-parser.js <${ALL_FORMATS.join('|')}> <file>…`);
 
 const ocr = format === 'png' ? createOcrReader('tesseract.js', { concurrency: 1, languages: ['eng'] }) : undefined;
 

@@ -14,7 +14,9 @@
  * - Redis commands per document (INFO commandstats, minus what the idle deployment sends in the
  *   same time) and the BullMQ jobs one document makes;
  * - the RSS of every process of the deployment, idle and at the end;
- * - DOCX again with 2 extract consumers instead of 1, on the same cores.
+ * - DOCX again with 2 extract consumers instead of 1, on the same cores;
+ * - a size sweep: 10- and 40-page text PDFs, documents/s against the parser alone, to show from
+ *   how many pages a document the per-document cost of the pipeline stops mattering.
  * `done` is seen the moment the record's event stream gets it (XREAD on the bench's own
  * connection), so neither polling intervals nor the API's SSE connections add to the numbers.
  * BENCH_CPU_PROFILE=<dir> writes CPU profiles of every process of the first deployment (cpu-profile-preload.ts).
@@ -31,21 +33,23 @@ import { Redis } from 'ioredis';
 import { bullPrefix, QUEUES, stageJobId, type QueueName } from '@readpack/queues';
 import { renderTimeTable, startOtlpReceiver, whereTheTimeGoes } from '@readpack/testing';
 import { ATTR } from '@readpack/tracing';
-import { FORMATS, type Format } from './throughput-documents.js';
+import { FORMATS, PAGES, SIZE_FORMATS, type Format, type SmallFormat } from './throughput-documents.js';
 import { rssOf, runThrough, startDeployment, writeDocuments, type Deployment } from './throughput-deployment.js';
 import { benchRedis, cleanups, describeMachine, loadNote, loadNow, runBench, stopOnCleanUp, writeBenchChart, writeBenchSection } from './support.js';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const CORES = cpus().length;
 const UPLOAD_CONCURRENCY = 8;
-const THROUGHPUT_DOCS: Record<Format, number> = {
+const THROUGHPUT_DOCS: Record<SmallFormat, number> = {
   docx: Number(process.env.BENCH_DOCS ?? 200),
   pdf: Number(process.env.BENCH_DOCS ?? 200),
   xlsx: Number(process.env.BENCH_DOCS ?? 200),
   // OCR takes ~100× a DOCX parse: fewer images keep the run within minutes.
   png: Number(process.env.BENCH_PNG_DOCS ?? 40),
 };
-const LATENCY_DOCS: Record<Format, number> = { docx: 40, pdf: 40, xlsx: 40, png: 10 };
+const LATENCY_DOCS: Record<SmallFormat, number> = { docx: 40, pdf: 40, xlsx: 40, png: 10 };
+/** Documents of each longer PDF for the size sweep: about as many pages in each row. */
+const SIZE_DOCS: Record<(typeof SIZE_FORMATS)[number], number> = { pdf10: 60, pdf40: 20 };
 if (process.env.BENCH_LATENCY_DOCS) for (const format of FORMATS) LATENCY_DOCS[format] = Number(process.env.BENCH_LATENCY_DOCS);
 const WARM_UP_DOCS = 4;
 /** Documents of the MONITOR pass that counts round trips. */
@@ -56,7 +60,7 @@ const TRACED_PNGS = 5;
 /** Goals of issue 14: throughput ≥ 0.8× the parser alone; DOCX p50 ≤ parse p50 + 15 ms. */
 const THROUGHPUT_GOAL = 0.8;
 const LATENCY_GOAL_MS = 15;
-const FORMAT_NAMES: Record<Format, string> = { docx: 'one-page DOCX', pdf: 'one-page text PDF', xlsx: 'small XLSX (20 × 5)', png: 'small PNG of text (OCR)' };
+const FORMAT_NAMES: Record<Format, string> = { docx: 'one-page DOCX', pdf: 'one-page text PDF', pdf10: '10-page text PDF', pdf40: '40-page text PDF', xlsx: 'small XLSX (20 × 5)', png: 'small PNG of text (OCR)' };
 
 function percentile(values: readonly number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -162,6 +166,13 @@ function busyMsIn(profilePath: string, from: number, to: number): number | undef
   return busy / 1000;
 }
 
+interface SizeResult {
+  format: Format;
+  docs: number;
+  docsPerSecond: number;
+  parserDocsPerSecond: number;
+}
+
 interface FormatResult {
   format: Format;
   docs: number;
@@ -248,6 +259,16 @@ async function main(): Promise<void> {
       jobs,
     });
   }
+  // The size sweep: the same deployment, longer text PDFs, documents/s against the parser alone.
+  const sizes: SizeResult[] = [];
+  for (const format of SIZE_FORMATS) {
+    const docs = await writeDocuments(docsDir, format, 0, SIZE_DOCS[format]);
+    await runThrough(deployment, redisUrl, await writeDocuments(docsDir, format, 100_000, 2), format, 1);
+    console.log(`${format}: ${docs.length} documents, ${UPLOAD_CONCURRENCY} at a time, then the parser alone`);
+    const run = await runThrough(deployment, redisUrl, docs, format, UPLOAD_CONCURRENCY);
+    const alone = await parserAlone(format, docs, CORES);
+    sizes.push({ format, docs: docs.length, docsPerSecond: docs.length / run.seconds, parserDocsPerSecond: alone.docsPerSecond });
+  }
   const endRss = rssOf(deployment);
   await deployment.stop();
   // Profiles are written as the processes exit; main threads only (parser threads are not profiled).
@@ -327,6 +348,17 @@ async function main(): Promise<void> {
       ? `met: upload → done p50 ${f(oneDocx.latencyP50, 0)} ms is ${f(docxOverhead, 0)} ms over the parse's own ${f(oneDocx.parseP50)} ms, within the ${LATENCY_GOAL_MS} ms allowed`
       : `missed: upload → done p50 ${f(oneDocx.latencyP50, 0)} ms is ${f(docxOverhead, 0)} ms over the parse's own ${f(oneDocx.parseP50)} ms, ${f(docxOverhead - LATENCY_GOAL_MS, 0)} ms more than the ${LATENCY_GOAL_MS} ms allowed`;
   const scaling = twoDocsPerSecond / oneDocx.docsPerSecond;
+  const onePagePdf = results.find((r) => r.format === 'pdf')!;
+  const sweep = [{ format: onePagePdf.format, docs: onePagePdf.docs, docsPerSecond: onePagePdf.docsPerSecond, parserDocsPerSecond: onePagePdf.parserDocsPerSecond }, ...sizes].map((r) => ({
+    ...r,
+    pages: PAGES[r.format],
+    ratio: r.docsPerSecond / r.parserDocsPerSecond,
+  }));
+  const sweepRows = sweep.map((r) => `| ${FORMAT_NAMES[r.format]} | ${r.docs} | ${f(r.docsPerSecond * r.pages)} | ${f(r.parserDocsPerSecond * r.pages)} | **${f(r.ratio, 2)}×** ${r.ratio >= THROUGHPUT_GOAL ? 'met' : 'missed'} |`);
+  const firstMet = sweep.find((r) => r.ratio >= THROUGHPUT_GOAL);
+  const sweepVerdict = firstMet
+    ? `the ${THROUGHPUT_GOAL}× goal is met from ${firstMet.pages} page${firstMet.pages === 1 ? '' : 's'} a document (${f(firstMet.ratio, 2)}×)`
+    : `the ${THROUGHPUT_GOAL}× goal is not met even at ${sweep.at(-1)!.pages} pages (${f(sweep.at(-1)!.ratio, 2)}×)`;
   const chart = writeBenchChart(
     'throughput',
     `Small documents: pipeline ÷ parser alone (${CORES} cores)`,
@@ -348,6 +380,14 @@ async function main(): Promise<void> {
     '',
     `Throughput against the parser alone: ${throughputVerdicts.join(', ')}. Latency goal for a one-page DOCX (p50 ≤ parse + ${LATENCY_GOAL_MS} ms) ${latencyVerdict}.`,
     `One → two extract consumers on the same ${CORES} cores: ${f(oneDocx.docsPerSecond)} → ${f(twoDocsPerSecond)} DOCX/s (${f(scaling, 2)}×).`,
+    '',
+    `**Document size** (text PDFs through the same deployment, ${UPLOAD_CONCURRENCY} at a time, against the parser alone in ${CORES} processes; the pipeline's cost per document is paid once, the parse per page):`,
+    '',
+    '| documents | n | pipeline pages/s | parser alone pages/s | ratio (goal ≥ 0.8×) |',
+    '| --- | ---: | ---: | ---: | ---: |',
+    ...sweepRows,
+    '',
+    `Ratio by pages a document: ${sweep.map((r) => `${r.pages} → ${f(r.ratio, 2)}×`).join(', ')}; ${sweepVerdict}.`,
     '',
     `Redis per document: round trips (what clients send, counted with MONITOR over ${COUNTED_DOCS} documents one at a time, less the idle deployment's traffic in as long; the bench's own XREADs included),`,
     `commands executed including those scripts run inside Redis (INFO commandstats over the throughput run, less the idle deployment's ${f(idleTotal)} commands/s), and the BullMQ jobs one document made:`,

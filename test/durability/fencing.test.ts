@@ -7,11 +7,11 @@ import { ConsumerFleet, type LogLine } from './fleet.js';
 
 /**
  * A lock long enough that the frozen successor keeps it while the zombie finishes its parse and
- * tries to write (renewed every 15 s, it holds at least 15 s after the freeze); the takeover of
- * the zombie's job then comes about 30 s after its freeze.
+ * tries to write (renewed at least every 7.5 s, a quarter of the lock: it holds at least 22.5 s
+ * after the freeze); the takeover of the zombie's job then comes about 30 s after its freeze.
  */
 const LEASES = { LOCK_DURATION_MS: '30000', STALLED_INTERVAL_MS: '1000' };
-const ZOMBIE_WINDOW_MS = 14_000;
+const ZOMBIE_WINDOW_MS = 20_000;
 
 let pipeline: Pipeline;
 let fleet: ConsumerFleet | undefined;
