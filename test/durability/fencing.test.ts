@@ -58,6 +58,10 @@ describe('a zombie consumer (SIGSTOP past its lease, resumed after a takeover)',
     await waitFor(async () => (fleet!.logsOf(zombie).some(about('lease lost: stopped; the consumer that took the job over owns it')) ? true : undefined), {
       what: 'the zombie to be fenced off',
       timeoutMs: ZOMBIE_WINDOW_MS,
+    }).catch((error: unknown) => {
+      // What the zombie did instead: its lines about the job and every warning.
+      console.error(JSON.stringify(fleet!.logsOf(zombie).filter((l) => l.jobId === jobId || l.level !== 'info'), null, 1), zombie.outputTail(2_000));
+      throw error;
     });
     expect(Date.now() - windowStart).toBeLessThan(ZOMBIE_WINDOW_MS); // the successor's lock still held
     expect(fleet.logsOf(zombie).some(about('lease lost: another consumer took the job over; this one stops at its next write'))).toBe(true);
