@@ -7,6 +7,10 @@
  * each) and Pss from smaps_rollup (shared pages split between their sharers: the honest total).
  * Extra arguments become environment (`KEY=value`), to measure another layout. Results go to the
  * `bench:footprint` section of docs/benchmarks.md.
+ *
+ * BENCH_FOOTPRINT_BURST=<n> adds a burst: n distinct one-page PNGs uploaded at once (`ocrLang=eng`),
+ * the tree read when all are done (the OCR consumer's pool grown), and again once the workers
+ * beyond OCR_WARM_WORKERS have idled past OCR_WORKER_IDLE_MS and the tree has settled.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -14,6 +18,7 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort, writeBenchSection } from './support.js';
+import { generate } from './throughput-documents.js';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const GOAL_MB = 500;
@@ -21,6 +26,8 @@ const GOAL_MB = 500;
 const SETTLE_MB = 5;
 const SETTLE_INTERVAL_MS = 3_000;
 const START_TIMEOUT_MS = 180_000;
+const BURST = Number(process.env.BENCH_FOOTPRINT_BURST ?? 0);
+const BURST_TIMEOUT_MS = 600_000;
 
 interface Sample {
   pid: number;
@@ -97,6 +104,44 @@ function codeVersion(): string {
 const sum = (samples: Sample[], key: 'rssMb' | 'pssMb') => samples.reduce((total, s) => total + s[key], 0);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** Samples until the summed RSS moves less than SETTLE_MB between two of them. */
+async function settle(root: number, deadline: number): Promise<Sample[]> {
+  let previous = sample(root);
+  for (;;) {
+    await sleep(SETTLE_INTERVAL_MS);
+    const now = sample(root);
+    if (now.length === previous.length && Math.abs(sum(now, 'rssMb') - sum(previous, 'rssMb')) < SETTLE_MB) return now;
+    if (Date.now() > deadline) throw new Error('the tree did not settle');
+    previous = now;
+  }
+}
+
+/** Uploads `count` distinct PNG pages at once and waits until every one is done (a failure throws). */
+async function burst(base: string, count: number): Promise<void> {
+  const jobs = await Promise.all(
+    Array.from({ length: count }, async (_, n) => {
+      const form = new FormData();
+      form.append('file', new Blob([new Uint8Array(await generate('png', 900_000 + n))], { type: 'image/png' }), `burst-${n}.png`);
+      form.append('ocrLang', 'eng');
+      const answer = await fetch(`${base}/api/files`, { method: 'POST', body: form });
+      if (answer.status !== 202) throw new Error(`upload answered ${answer.status}: ${await answer.text()}`);
+      return ((await answer.json()) as { jobId: string }).jobId;
+    }),
+  );
+  const deadline = Date.now() + BURST_TIMEOUT_MS;
+  for (const jobId of jobs) {
+    for (;;) {
+      const view = (await (await fetch(`${base}/api/files/job/${jobId}`)).json()) as { status: string; error?: unknown };
+      if (view.status === 'done') break;
+      if (view.status === 'failed') throw new Error(`${jobId} failed: ${JSON.stringify(view.error)}`);
+      if (Date.now() > deadline) throw new Error(`${jobId} not done within ${BURST_TIMEOUT_MS / 1000} s`);
+      await sleep(200);
+    }
+  }
+}
+
+const byRole = (samples: Sample[]) => new Map(samples.map((s) => [s.role, s.rssMb]));
+
 async function waitHealthy(url: string, deadline: number): Promise<void> {
   for (;;) {
     try {
@@ -107,6 +152,33 @@ async function waitHealthy(url: string, deadline: number): Promise<void> {
     if (Date.now() > deadline) throw new Error(`${url} did not answer within ${START_TIMEOUT_MS / 1000} s`);
     await sleep(500);
   }
+}
+
+/** The burst's part of the section: RSS per process idle, right after the burst, and once its extra OCR workers have stopped. */
+async function burstSection(port: number, root: number, idle: Sample[], env: NodeJS.ProcessEnv): Promise<string> {
+  const idleMs = Number(env.OCR_WORKER_IDLE_MS ?? 30_000);
+  await burst(`http://127.0.0.1:${port}`, BURST);
+  const after = sample(root);
+  await sleep(idleMs);
+  const rested = await settle(root, Date.now() + START_TIMEOUT_MS);
+  const [a, b, c] = [byRole(idle), byRole(after), byRole(rested)];
+  const mb = (v: number | undefined) => (v === undefined ? '—' : `${v.toFixed(0)} MB`);
+  const total = (samples: Sample[]) => sum(samples, 'rssMb');
+  const ocr = [...c.keys()].find((role) => role === 'worker ocr');
+  const ocrLine =
+    ocr === undefined
+      ? 'No process of its own ran OCR in this layout.'
+      : `The OCR consumer went ${mb(a.get(ocr))} → ${mb(b.get(ocr))} → ${mb(c.get(ocr))}: ${(b.get(ocr)! - c.get(ocr)!).toFixed(0)} MB of the burst returned, ${(c.get(ocr)! - a.get(ocr)!).toFixed(0)} MB kept over its idle start.`;
+  return [
+    `Then a burst of ${BURST} distinct one-page PNGs uploaded at once (\`ocrLang=eng\`), read when all were done, and again ${(idleMs / 1000).toFixed(0)} s later (OCR_WORKER_IDLE_MS) once the summed RSS settled:`,
+    '',
+    '| process | idle | after the burst | idle period later |',
+    '| --- | ---: | ---: | ---: |',
+    ...[...a.keys()].map((role) => `| ${role} | ${mb(a.get(role))} | ${mb(b.get(role))} | ${mb(c.get(role))} |`),
+    `| **total** | **${total(idle).toFixed(0)} MB** | **${total(after).toFixed(0)} MB** | **${total(rested).toFixed(0)} MB** |`,
+    '',
+    `${ocrLine} Total after the idle period ${total(rested).toFixed(0)} MB: ${total(rested) <= GOAL_MB ? `${(GOAL_MB - total(rested)).toFixed(0)} MB under` : `${(total(rested) - GOAL_MB).toFixed(0)} MB over`} the ${GOAL_MB} MB goal.`,
+  ].join('\n');
 }
 
 async function main(): Promise<void> {
@@ -121,15 +193,7 @@ async function main(): Promise<void> {
   try {
     const started = Date.now();
     await waitHealthy(`http://127.0.0.1:${port}/healthz`, started + START_TIMEOUT_MS);
-    let previous = sample(supervisor.pid!);
-    let settled = previous;
-    for (;;) {
-      await sleep(SETTLE_INTERVAL_MS);
-      settled = sample(supervisor.pid!);
-      if (settled.length === previous.length && Math.abs(sum(settled, 'rssMb') - sum(previous, 'rssMb')) < SETTLE_MB) break;
-      if (Date.now() - started > START_TIMEOUT_MS) throw new Error('the tree did not settle');
-      previous = settled;
-    }
+    const settled = await settle(supervisor.pid!, started + START_TIMEOUT_MS);
     const idleAfterS = (Date.now() - started) / 1000;
     settled.sort((a, b) => b.rssMb - a.rssMb);
     const rss = sum(settled, 'rssMb');
@@ -151,7 +215,7 @@ async function main(): Promise<void> {
       '',
       verdict,
     ].join('\n');
-    writeBenchSection(process.env.BENCH_SECTION ?? 'footprint', section);
+    writeBenchSection(process.env.BENCH_SECTION ?? 'footprint', BURST > 0 ? `${section}\n\n${await burstSection(port, supervisor.pid!, settled, env)}` : section);
   } finally {
     supervisor.kill('SIGINT');
     await Promise.race([exited, sleep(60_000)]);

@@ -25,6 +25,7 @@ import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { PDFDocument } from 'pdf-lib';
 import S3rver from 's3rver';
+import { loadConfig } from '@readpack/config';
 import { ThrowawayRedis } from '@readpack/testing';
 import { cleanups, describeMachine, freePort, runBench, stopOnCleanUp, writeBenchSection } from './support.js';
 
@@ -40,8 +41,12 @@ const SCAN_DOCS = Math.max(2, Math.round(8 * SCALE));
 const UPLOAD_CONCURRENCY = 8;
 /** Within this of the prediction, the model holds. */
 const TOLERANCE = 0.25;
-/** Stages the workloads use, with the concurrency of one consumer (the defaults). */
-const STAGES = { extract: 2, render: 1, ocr: 1, assemble: 4 } as const;
+/**
+ * Stages the workloads use, with the concurrency of one consumer as the deployments run it (the
+ * defaults, or this environment's, which they inherit): OCR's default is the machine's cores.
+ */
+const CONCURRENCY = loadConfig(process.env).stages;
+const STAGES = { extract: CONCURRENCY.extract.concurrency, render: CONCURRENCY.render.concurrency, ocr: CONCURRENCY.ocr.concurrency, assemble: CONCURRENCY.assemble.concurrency };
 type StageName = keyof typeof STAGES;
 const STAGE_NAMES = Object.keys(STAGES) as StageName[];
 type Workload = 'text' | 'scan';

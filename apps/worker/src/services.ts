@@ -24,7 +24,15 @@ export async function createServices<N extends StageNeed>(
       const { createOcrReader } = await import('@readpack/ocr');
       // `auto` picks languages per page; eng is what every page may fall back to.
       const languages = [config.ocr.defaultLang === 'auto' ? 'eng' : config.ocr.defaultLang];
-      return createOcrReader(config.ocr.engine, { tessdataDir: config.ocr.tessdataDir, concurrency, languages });
+      // As many workers as the consumer takes pages (runner.ts gives BullMQ the same concurrency),
+      // all but the warm ones stopped when idle: every core in a burst, one worker's memory at rest.
+      return createOcrReader(config.ocr.engine, {
+        tessdataDir: config.ocr.tessdataDir,
+        concurrency,
+        warmWorkers: config.ocr.warmWorkers,
+        idleWorkerMs: config.ocr.workerIdleMs,
+        languages,
+      });
     },
     mineru: async () => {
       const { MinerUClient } = await import('@readpack/mineru-client');

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import { deploymentKeyPrefix, parseRedisUrl, type RedisKind } from '@readpack/redis/url';
 import { VARIABLES } from './variables.js';
@@ -54,7 +55,17 @@ export interface Config {
     maxImagePixels: number;
     zip: { maxUncompressedBytes: number; maxRatio: number; maxEntries: number };
   };
-  ocr: { renderDpi: number; minCharsPerPage: number; defaultLang: string; tessdataDir: string | undefined; engine: 'tesseract.js' | 'native' };
+  ocr: {
+    renderDpi: number;
+    minCharsPerPage: number;
+    defaultLang: string;
+    tessdataDir: string | undefined;
+    engine: 'tesseract.js' | 'native';
+    /** tesseract.js workers kept through idle periods (OCR_WARM_WORKERS, at most `stages.ocr.concurrency`). */
+    warmWorkers: number;
+    /** How long a worker beyond `warmWorkers` may idle before it is stopped (OCR_WORKER_IDLE_MS). */
+    workerIdleMs: number;
+  };
   engine: { default: 'local' | 'mineru' | 'auto' };
   mineru: {
     url: string | undefined;
@@ -143,6 +154,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const redisUrl = e.REDIS_URL ?? 'redis://127.0.0.1:6379';
   // Validated by its schema (variables.ts), so a malformed REDIS_URL is a ConfigError at start.
   const redisKind = parseRedisUrl(redisUrl).kind;
+  // OCR is CPU bound and its extra workers stop when idle, so by default it may use every core
+  // (only while pages are in hand); the schema's own bound applies to the detected count too.
+  const ocrConcurrency = e.OCR_CONCURRENCY ?? Math.min(availableParallelism(), 64);
   const trustedHosts = (e.TRUSTED_HOSTS ?? '').split(',').map((h) => h.trim().toLowerCase()).filter(Boolean);
   return {
     env: e.READPACK_ENV,
@@ -193,7 +207,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxImagePixels: e.MAX_IMAGE_PIXELS,
       zip: { maxUncompressedBytes: e.MAX_ZIP_UNCOMPRESSED_BYTES, maxRatio: e.MAX_ZIP_RATIO, maxEntries: e.MAX_ZIP_ENTRIES },
     },
-    ocr: { renderDpi: e.RENDER_DPI, minCharsPerPage: e.OCR_MIN_CHARS_PER_PAGE, defaultLang: e.OCR_DEFAULT_LANG, tessdataDir: e.TESSDATA_DIR, engine: e.OCR_ENGINE },
+    ocr: {
+      renderDpi: e.RENDER_DPI,
+      minCharsPerPage: e.OCR_MIN_CHARS_PER_PAGE,
+      defaultLang: e.OCR_DEFAULT_LANG,
+      tessdataDir: e.TESSDATA_DIR,
+      engine: e.OCR_ENGINE,
+      warmWorkers: Math.min(e.OCR_WARM_WORKERS, ocrConcurrency),
+      workerIdleMs: e.OCR_WORKER_IDLE_MS,
+    },
     engine: { default: e.DEFAULT_ENGINE },
     mineru: {
       url: e.MINERU_URL?.replace(/\/+$/, ''),
@@ -243,7 +265,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         const name = stage.toUpperCase() as Uppercase<Stage>;
         // Without MINERU_URL nothing is routed to MinerU (engine-choice.ts, the API's engine check).
         const unset = stage === 'mineru' && e.MINERU_URL === undefined ? 0 : 1;
-        return [stage, { concurrency: e[`${name}_CONCURRENCY`], consumers: e[`${name}_CONSUMERS`] ?? unset }];
+        return [stage, { concurrency: stage === 'ocr' ? ocrConcurrency : e[`${name}_CONCURRENCY`], consumers: e[`${name}_CONSUMERS`] ?? unset }];
       }),
     ) as Config['stages'],
     convert: { consumersExplicit: e.CONVERT_CONSUMERS !== undefined, timeoutMs: e.CONVERT_TIMEOUT_MS, sofficePath: e.SOFFICE_PATH },

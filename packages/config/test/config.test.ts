@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { repoRoot } from '@readpack/testing';
 import { ConfigError, loadConfig, renderConfigTable } from '../src/index.js';
@@ -31,6 +32,17 @@ describe('configuration', () => {
     expect(loadConfig({ CONVERT_CONSUMERS: '0' }).convert.consumersExplicit).toBe(true);
     expect(loadConfig({ CONVERT_CONSUMERS: '0' }).stages.convert.consumers).toBe(0);
     expect(() => loadConfig({ CONVERT_CONCURRENCY: '2' })).toThrow(ConfigError);
+  });
+
+  it('OCR: as many pages at once as the machine has cores unless told, one warm worker kept (never more than the pages at once), 30 s idle', () => {
+    const config = loadConfig({});
+    expect(config.stages.ocr.concurrency).toBe(Math.min(availableParallelism(), 64));
+    expect(config.ocr).toMatchObject({ warmWorkers: 1, workerIdleMs: 30_000 });
+    expect(loadConfig({ OCR_CONCURRENCY: '3' }).stages.ocr.concurrency).toBe(3);
+    expect(loadConfig({ OCR_CONCURRENCY: '2', OCR_WARM_WORKERS: '5' }).ocr.warmWorkers).toBe(2);
+    expect(loadConfig({ OCR_WARM_WORKERS: '0', OCR_WORKER_IDLE_MS: '250' }).ocr).toMatchObject({ warmWorkers: 0, workerIdleMs: 250 });
+    expect(() => loadConfig({ OCR_CONCURRENCY: '0' })).toThrow(ConfigError);
+    expect(() => loadConfig({ OCR_WORKER_IDLE_MS: '10' })).toThrow(ConfigError);
   });
 
   it('READPACK_STAGES: a comma list of stages (and webhook), in order, each once; anything else is a ConfigError naming it', () => {

@@ -5,7 +5,10 @@ import type { OcrReader } from './reader.js';
 export const OCR_ENGINES = ['tesseract.js', 'native'] as const;
 export type OcrEngineKind = (typeof OCR_ENGINES)[number];
 
-/** The engine OCR_ENGINE names: tesseract.js workers (default) or Debian's tesseract in processes. */
+/**
+ * The engine OCR_ENGINE names: tesseract.js workers (default) or Debian's tesseract in processes.
+ * Native processes end with their batch, so `warmWorkers` and `idleWorkerMs` concern tesseract.js only.
+ */
 export function createOcrReader(kind: OcrEngineKind, options: OcrEngineOptions = {}): OcrReader {
   if (kind === 'native') {
     return new NativeOcrEngine({

@@ -4,6 +4,7 @@ import { type LanguageSpec, languageKey, parseLanguages } from './languages.js';
 import { OcrWorker } from './ocr-worker.js';
 import { type OcrPage, pageFromTsv } from './page-result.js';
 import type { OcrReader, RecognizeOptions, ReaderStats, ScriptDetection } from './reader.js';
+import { type IdleCandidate, idleToStop, nextIdleDeadline } from './idle-workers.js';
 import { type PageSettings, pageSettings } from './settings.js';
 import { type LanguageData, resolveLanguageData } from './tessdata.js';
 import { TESSERACT_VERSION } from './version.js';
@@ -14,8 +15,16 @@ export interface OcrEngineOptions {
    * /usr/share/tesseract-ocr/5/tessdata, else the `@tesseract.js-data/<lang>` package.
    */
   tessdataDir?: string;
-  /** Workers (= pages in flight) across all language sets. Default 1; one per core is the useful maximum. */
+  /** Most workers (= pages in flight) across all language sets. Default 1; one per core is the useful maximum. */
   concurrency?: number;
+  /**
+   * Workers kept through an idle period; those beyond it (started when more pages were in hand)
+   * are stopped once idle for `idleWorkerMs`, which gives their memory (≈110 MB each) back.
+   * Default `concurrency`: none stopped. At most `concurrency`; 0 stops every idle worker.
+   */
+  warmWorkers?: number;
+  /** How long a worker beyond `warmWorkers` may stay idle before it is stopped. Default 30 s. */
+  idleWorkerMs?: number;
   /**
    * A worker is replaced after this many pages. WASM memory grows to the largest page a worker
    * has seen and never shrinks; a fresh worker costs ~0.5 s. Default 50.
@@ -36,14 +45,26 @@ interface Job {
   reject: (err: unknown) => void;
 }
 
-interface Slot {
+interface Slot extends IdleCandidate {
   key: string;
   /** Undefined while the worker starts. */
   worker?: OcrWorker;
-  busy: boolean;
 }
 
 const WORKER_START_TIMEOUT_MS = 60_000;
+/**
+ * A worker start costs ~0.5 s of CPU; stopping one that the next burst needs again wastes it. At
+ * 30 s, pages arriving in bursts just over 30 s apart (the worst case) spend ~0.5 s per 30 s on
+ * restarts, under 2 % of a core; a page queue that drains within a batch upload never waits for
+ * a restart, and the memory of a burst is back within half a minute of its end.
+ */
+const DEFAULT_IDLE_WORKER_MS = 30_000;
+
+function nonNegativeInteger(value: number | undefined, fallback: number, name: string): number {
+  const v = value ?? fallback;
+  if (!Number.isInteger(v) || v < 0) throw new RangeError(`${name} must be a non-negative integer, got ${String(value)}`);
+  return v;
+}
 
 function positiveInteger(value: number | undefined, fallback: number, name: string): number {
   const v = value ?? fallback;
@@ -55,8 +76,9 @@ function positiveInteger(value: number | undefined, fallback: number, name: stri
  * Offline OCR with a pool of warm tesseract.js workers. Workers are started on demand, one
  * language set each, up to `concurrency` in total; a job for a language set without an idle
  * worker takes a free place or, when all places are taken, replaces an idle worker of another
- * set. Pages are served first come, first served. Always `close()` the engine: its workers are
- * threads that keep the process alive.
+ * set. Pages are served first come, first served. Beyond `warmWorkers`, a worker idle for
+ * `idleWorkerMs` is stopped (the longest idle first), so a burst's extra workers do not hold
+ * memory at rest. Always `close()` the engine: its workers are threads that keep the process alive.
  */
 export class OcrEngine implements OcrReader {
   readonly origin = { parser: 'tesseract.js', version: TESSERACT_VERSION };
@@ -64,6 +86,10 @@ export class OcrEngine implements OcrReader {
   private readonly concurrency: number;
   private readonly pagesPerWorker: number;
   private readonly pageTimeoutMs: number;
+  private readonly warmWorkers: number;
+  private readonly idleWorkerMs: number;
+  private idleTimer: { timer: NodeJS.Timeout; due: number } | undefined;
+  private idleStopped = 0;
   private readonly languageData = new Map<string, LanguageData>();
   private readonly slots: Slot[] = [];
   private readonly queue: Job[] = [];
@@ -79,6 +105,8 @@ export class OcrEngine implements OcrReader {
     this.concurrency = positiveInteger(options.concurrency, 1, 'concurrency');
     this.pagesPerWorker = positiveInteger(options.pagesPerWorker, 50, 'pagesPerWorker');
     this.pageTimeoutMs = positiveInteger(options.pageTimeoutMs, 120_000, 'pageTimeoutMs');
+    this.warmWorkers = Math.min(nonNegativeInteger(options.warmWorkers, this.concurrency, 'warmWorkers'), this.concurrency);
+    this.idleWorkerMs = positiveInteger(options.idleWorkerMs, DEFAULT_IDLE_WORKER_MS, 'idleWorkerMs');
     for (const spec of options.languages ?? []) this.dataFor(parseLanguages(spec));
   }
 
@@ -122,10 +150,7 @@ export class OcrEngine implements OcrReader {
       const slot = this.takePlace(key);
       if (!slot) break;
       starts.push(
-        this.start(slot, data).then(() => undefined).finally(() => {
-          slot.busy = false;
-          this.dispatch();
-        }),
+        this.start(slot, data).then(() => undefined).finally(() => this.release(slot)),
       );
     }
     await Promise.all(starts);
@@ -155,13 +180,14 @@ export class OcrEngine implements OcrReader {
     return run;
   }
 
-  /** For metrics and tests: workers now (starting or warm), those busy, pages waiting, workers started so far. */
+  /** For metrics and tests: workers now (starting or warm), those busy, pages waiting, workers started and stopped for idleness so far. */
   stats(): ReaderStats {
     return {
       workers: this.slots.length,
       busy: this.slots.filter((s) => s.busy).length,
       queued: this.queue.length,
       started: this.started,
+      idleStopped: this.idleStopped,
     };
   }
 
@@ -169,6 +195,8 @@ export class OcrEngine implements OcrReader {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    if (this.idleTimer) clearTimeout(this.idleTimer.timer);
+    this.idleTimer = undefined;
     const closedError = new OcrError('engine_closed', 'the OCR engine was closed');
     for (const job of this.queue.splice(0)) job.reject(closedError);
     for (const slot of [...this.slots]) this.retire(slot);
@@ -187,7 +215,7 @@ export class OcrEngine implements OcrReader {
       if (!idleOther) return undefined;
       this.retire(idleOther);
     }
-    const slot: Slot = { key, busy: true };
+    const slot: Slot = { key, busy: true, idleSince: 0 };
     this.slots.push(slot);
     return slot;
   }
@@ -231,9 +259,45 @@ export class OcrEngine implements OcrReader {
       // After a failure the worker's state is unknown: start afresh next time.
       this.retire(slot);
     } finally {
-      slot.busy = false;
-      this.dispatch();
+      this.release(slot);
     }
+  }
+
+  /** A slot's page (or start) is over: the next page may take it, or it starts its idle period. */
+  private release(slot: Slot): void {
+    slot.busy = false;
+    slot.idleSince = performance.now();
+    this.dispatch();
+    this.watchIdle();
+  }
+
+  /** Arms one timer for the next idle worker beyond `warmWorkers` to come due (none when there is none). */
+  private watchIdle(): void {
+    const due = this.closed ? undefined : nextIdleDeadline(this.idleSlots(), this.slots.length, this.warmWorkers, this.idleWorkerMs);
+    if (this.idleTimer && this.idleTimer.due === due) return;
+    if (this.idleTimer) clearTimeout(this.idleTimer.timer);
+    this.idleTimer = undefined;
+    if (due === undefined) return;
+    const timer = setTimeout(() => {
+      this.idleTimer = undefined;
+      this.stopIdle();
+    }, Math.max(0, due - performance.now()));
+    // The workers keep the process alive while they exist; this timer alone must not.
+    timer.unref();
+    this.idleTimer = { timer, due };
+  }
+
+  private stopIdle(): void {
+    for (const slot of idleToStop(this.idleSlots(), this.slots.length, this.warmWorkers, this.idleWorkerMs, performance.now())) {
+      this.retire(slot);
+      this.idleStopped += 1;
+    }
+    this.watchIdle();
+  }
+
+  /** Warm workers with no page: a starting worker is busy, so it is never among them. */
+  private idleSlots(): Slot[] {
+    return this.slots.filter((s) => !s.busy && s.worker !== undefined);
   }
 
   private retire(slot: Slot): void {

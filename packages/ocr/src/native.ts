@@ -144,7 +144,7 @@ export class NativeOcrEngine implements OcrReader {
   }
 
   stats(): ReaderStats {
-    return { workers: this.busy, busy: this.busy, queued: this.queue.length, started: this.started };
+    return { workers: this.busy, busy: this.busy, queued: this.queue.length, started: this.started, idleStopped: 0 };
   }
 
   async close(): Promise<void> {

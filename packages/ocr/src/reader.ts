@@ -26,6 +26,8 @@ export interface ReaderStats {
   queued: number;
   /** Workers or processes started so far. */
   started: number;
+  /** Workers stopped after idling past the idle period (tesseract.js; native processes end with their batch: 0). */
+  idleStopped: number;
 }
 
 /**

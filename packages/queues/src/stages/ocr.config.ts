@@ -12,7 +12,8 @@ import type { QueueDefinition } from '../definition.js';
  *   never taken over while its consumer lives: test/durability/long-page.test.ts); the lock only
  *   matters when the process dies (takeover ≤ lock + 2 × stall interval = 18 s).
  * - maxStalledCount 2, maxStartedAttempts 5, retention as for render.
- * - concurrency per process = OCR_CONCURRENCY warm workers (≈110 MB each); scale with processes.
+ * - concurrency per process = OCR_CONCURRENCY (default: the cores), one tesseract.js worker per
+ *   page in hand (≈110 MB each); all but OCR_WARM_WORKERS stop after OCR_WORKER_IDLE_MS idle.
  */
 export const ocrQueue = {
   name: 'ocr',
