@@ -51,7 +51,8 @@ const LATENCY_DOCS: Record<SmallFormat, number> = { docx: 40, pdf: 40, xlsx: 40,
 /** Documents of each longer PDF for the size sweep: about as many pages in each row. */
 const SIZE_DOCS: Record<(typeof SIZE_FORMATS)[number], number> = { pdf10: 60, pdf40: 20 };
 if (process.env.BENCH_LATENCY_DOCS) for (const format of FORMATS) LATENCY_DOCS[format] = Number(process.env.BENCH_LATENCY_DOCS);
-const WARM_UP_DOCS = 4;
+/** As many as go up at once: the warm-up starts every parser thread the run will use (see cpu-per-document.ts). */
+const WARM_UP_DOCS = UPLOAD_CONCURRENCY;
 /** Documents of the MONITOR pass that counts round trips. */
 const COUNTED_DOCS = 20;
 /** Documents followed with tracing on, one at a time, for the span breakdown. */
@@ -228,7 +229,7 @@ async function main(): Promise<void> {
   for (const format of FORMATS) {
     const set = files.get(format)!;
     console.log(`${format}: warm-up`);
-    await runThrough(deployment, redisUrl, set.warmUp, format, 1);
+    await runThrough(deployment, redisUrl, set.warmUp, format, UPLOAD_CONCURRENCY);
     console.log(`${format}: ${set.throughput.length} documents, ${UPLOAD_CONCURRENCY} at a time`);
     const before = await commandCalls(stats);
     const window = { from: monotonicMicros(), to: 0 };
@@ -284,7 +285,7 @@ async function main(): Promise<void> {
   const two = await startDeployment(work, redisUrl, 2);
   await new Promise((r) => setTimeout(r, 8_000));
   const docx = files.get('docx')!;
-  await runThrough(two, redisUrl, docx.warmUp, 'docx', 1);
+  await runThrough(two, redisUrl, docx.warmUp, 'docx', UPLOAD_CONCURRENCY);
   const twoRun = await runThrough(two, redisUrl, docx.second, 'docx', UPLOAD_CONCURRENCY);
   await two.stop();
   // Where the time goes: a deployment of its own with tracing on (the runs above had it off, as

@@ -1,4 +1,5 @@
 import { Readable } from 'node:stream';
+import type { BlobInfo, BlobStore } from '@readpack/package-store';
 
 /** Chunks are gathered up to this size before they are written: one block each would be thousands of tiny writes. */
 const CHUNK_CHARS = 64 * 1024;
@@ -37,4 +38,22 @@ export function* jsonChunks(value: object): Generator<string> {
 /** The object as a JSON byte stream (see jsonChunks). */
 export function jsonStream(value: object): Readable {
   return Readable.from(jsonChunks(value), { objectMode: false });
+}
+
+/**
+ * Stores the object's JSON (the same bytes as jsonStream). What fits in one chunk — a small
+ * document's extraction — is written as one buffer: a stream through the spool (a Transform, a
+ * write stream, a pipeline) cost the extract consumer more CPU than the parse of a one-page DOCX.
+ */
+export async function putJson(blobs: BlobStore, value: object): Promise<BlobInfo> {
+  const chunks = jsonChunks(value);
+  const first = chunks.next();
+  const second = first.done ? first : chunks.next();
+  if (!first.done && second.done) return blobs.putBuffer(Buffer.from(first.value, 'utf8'));
+  const all = function* (): Generator<string> {
+    if (!first.done) yield first.value;
+    if (!second.done) yield second.value;
+    yield* chunks;
+  };
+  return blobs.putStream(Readable.from(all(), { objectMode: false }));
 }

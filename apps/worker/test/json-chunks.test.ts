@@ -1,6 +1,10 @@
 import { describe, expect, it } from '@jest/globals';
 import { createHash } from 'node:crypto';
-import { jsonChunks, jsonStream } from '../src/json-chunks.js';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { LocalBlobStore } from '@readpack/package-store';
+import { jsonChunks, jsonStream, putJson } from '../src/json-chunks.js';
 
 describe('jsonChunks', () => {
   it('writes exactly what JSON.stringify writes, skipping what it skips', () => {
@@ -25,5 +29,24 @@ describe('jsonChunks', () => {
     const hash = createHash('sha256');
     for await (const chunk of jsonStream(value)) hash.update(chunk as Buffer | string);
     expect(hash.digest('hex')).toBe(createHash('sha256').update(JSON.stringify(value)).digest('hex'));
+  });
+
+  it('stores a small object (one chunk, one buffer) and a large one (streamed) as the bytes of JSON.stringify', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'readpack-json-chunks-'));
+    try {
+      const blobs = new LocalBlobStore(root);
+      await blobs.init();
+      const small = { origin: { parser: 'mammoth' }, body: [{ type: 'paragraph', text: 'one page' }], images: [] };
+      const large = { body: Array.from({ length: 20_000 }, (_, i) => ({ type: 'paragraph', text: `paragraph ${i} of a long document` })) };
+      expect([...jsonChunks(small)]).toHaveLength(1);
+      for (const value of [small, large]) {
+        const json = JSON.stringify(value);
+        const stored = await putJson(blobs, value);
+        expect(stored).toEqual({ sha256: createHash('sha256').update(json).digest('hex'), size: Buffer.byteLength(json) });
+        expect((await blobs.readBuffer(stored.sha256)).toString('utf8')).toBe(json);
+      }
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
   });
 });

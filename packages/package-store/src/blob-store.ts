@@ -3,7 +3,7 @@ import { createReadStream } from 'node:fs';
 import { copyFile, mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
-import { ignoreMissing } from './missing.js';
+import { ignoreMissing, isMissing } from './missing.js';
 import { spoolTo, tmpName, verifiedStream } from './spool.js';
 import { checkSha256, ChecksumMismatchError, SHA256, type BlobInfo, type BlobLocation, type BlobStore, type SpooledBlob } from './storage.js';
 
@@ -46,7 +46,8 @@ export class LocalBlobStore implements BlobStore {
     if (!(await this.has(sha256))) {
       const tmp = this.tmpPath();
       await writeFile(tmp, data);
-      await this.moveIntoPlace(tmp, sha256);
+      // Absent a moment ago: another writer of the same content in between is the harmless race of moveIntoPlace.
+      await this.renameIntoPlace(tmp, sha256);
     }
     return { sha256, size: data.byteLength };
   }
@@ -130,13 +131,26 @@ export class LocalBlobStore implements BlobStore {
   }
 
   private async moveIntoPlace(tmp: string, sha256: string): Promise<void> {
-    const target = this.pathOf(sha256);
     if (await this.has(sha256)) {
       await rm(tmp, { force: true });
       return;
     }
-    await mkdir(join(this.root, sha256.slice(0, 2)), { recursive: true });
-    // rename() replaces atomically; two writers of the same content race harmlessly.
-    await rename(tmp, target);
+    await this.renameIntoPlace(tmp, sha256);
+  }
+
+  /**
+   * rename() replaces atomically; two writers of the same content race harmlessly. The shard
+   * directory is made only when the rename finds it missing: once per shard rather than a mkdir
+   * per blob (one in six filesystem calls of a small document's writes).
+   */
+  private async renameIntoPlace(tmp: string, sha256: string): Promise<void> {
+    const target = this.pathOf(sha256);
+    try {
+      await rename(tmp, target);
+    } catch (error) {
+      if (!isMissing(error)) throw error;
+      await mkdir(join(this.root, sha256.slice(0, 2)), { recursive: true });
+      await rename(tmp, target);
+    }
   }
 }

@@ -4,7 +4,7 @@ import { nativeTesseractVersion, TESSERACT_VERSION } from '@readpack/ocr/version
 import { ATTR, inSpan, SPAN } from '@readpack/tracing';
 import { mergePdfSlices, parsedDocument, PDF_MEDIA_TYPE, pdfTextLayerOrigin, type ParsedDocument, type ParseInput, type ParseOptions, type PdfOutlineEntry } from '@readpack/parsers';
 import { childValues } from '../child-results.js';
-import { jsonStream } from '../json-chunks.js';
+import { putJson } from '../json-chunks.js';
 import { readPointer, slicePlan, slicesInOrder, storeSlice, textLayerRuns, type PageRange, type SliceDone, type StoredSlice } from '../pdf-slices.js';
 import { chooseEngine } from '../engine-choice.js';
 import { pageLanguage } from '../ocr-language.js';
@@ -208,7 +208,7 @@ async function extractLocally(payload: ExtractPayload, document: SourceRef, ctx:
 async function storeExtraction(rendition: RenditionRef | undefined, read: Extraction, storage: StageContext['storage']): Promise<StoredExtraction> {
   const origin = rendition ? { parser: rendition.parser, version: rendition.version, engine: read.origin.engine } : read.origin;
   const extraction: Extraction = { ...read, origin };
-  const stored = await storage.blobs.putStream(jsonStream(extraction));
+  const stored = await putJson(storage.blobs, extraction);
   const summary = { parser: read.origin.parser, pages: read.pages?.length, tables: read.tables.length, images: read.images.length, chars: read.text.length };
   return { sha256: stored.sha256, document: { ...read, images: [] }, summary };
 }
