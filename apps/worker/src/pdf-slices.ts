@@ -3,6 +3,7 @@ import type { BlobPointer } from '@readpack/queues';
 import { countChars, type PdfSlice, type SizeChars, type SlicePage } from '@readpack/parsers';
 import type { Storage } from '@readpack/package-store';
 import type { Extraction } from './extraction.js';
+import { jsonStream } from './json-chunks.js';
 import { PermanentFailure } from './failures.js';
 import { pagesNeedingOcr } from './ocr-routing.js';
 
@@ -53,7 +54,8 @@ export async function storeSlice(storage: Storage, range: PageRange, slice: PdfS
     images.push({ name: image.name, mediaType: image.mediaType, sha256, size, ...(image.page === undefined ? {} : { page: image.page }), ...(image.width === undefined || image.height === undefined ? {} : { width: image.width, height: image.height }) });
   }
   const stored: StoredSlice = { pages: slice.pages, images };
-  const blob = await storage.blobs.putBuffer(Buffer.from(JSON.stringify(stored)));
+  // Streamed page by page: the slice's JSON is never one string beside its pages.
+  const blob = await storage.blobs.putStream(jsonStream(stored));
   return { ok: true, from: range.from, to: range.to, blob: { sha256: blob.sha256, size: blob.size }, sizes: slice.sizes };
 }
 
