@@ -1,3 +1,4 @@
+import { createReadStream } from 'node:fs';
 import { jobRefFields, type ExtractPayload, type FlowChild, type RenditionRef, type SourceRef } from '@readpack/queues';
 // The version functions alone: @readpack/ocr's index would load tesseract.js into the extract consumer.
 import { nativeTesseractVersion, TESSERACT_VERSION } from '@readpack/ocr/version';
@@ -5,7 +6,6 @@ import { ATTR, inSpan, SPAN } from '@readpack/tracing';
 import { mergePdfSlices, parsedDocument, PDF_MEDIA_TYPE, pdfTextLayerOrigin, type ParsedDocument, type ParseInput, type ParseOptions, type PdfOutlineEntry } from '@readpack/parsers';
 import { childValues } from '../child-results.js';
 import { jsonStream } from '../json-chunks.js';
-import { createReadStream } from 'node:fs';
 import type { BlobPointer } from '@readpack/queues';
 import { readPointer, slicePlan, slicesInOrder, storeSlice, textLayerRuns, type PageRange, type SliceDone, type StoredSlice } from '../pdf-slices.js';
 import { withPdfParts } from '../pdf-split.js';
@@ -268,6 +268,8 @@ async function readSlice(payload: ExtractPayload, range: SliceRange, ctx: StageC
   const slice = await storage.blobs.withLocalFile(part?.sha256 ?? document.sha256, (path) =>
     parsePool.parsePdfSlice(parseInput(payload, document, ctx, path), parseLimits(config), part ? { from, to, firstPage: from } : { from, to }),
   );
+  // A part short of its pages would leave a silent gap in the document (the merge counts ranges).
+  if (part && slice.pages.length !== to - from) throw new PermanentFailure('internal_error', `the split PDF's part for pages ${from}–${to - 1} holds ${slice.pages.length} of them`);
   const done = await storeSlice(storage, range, slice);
   for (const run of textLayerRuns(slice.pages, config.ocr.minCharsPerPage)) await state.pagesDone(payload, run.from, run.to - run.from);
   logger.info('slice read', { from: range.from, to: range.to, images: slice.images.length, bytes: done.blob.size });
