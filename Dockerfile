@@ -9,9 +9,10 @@ RUN npm ci && npm run build && npm prune --omit=dev
 FROM node:20-bookworm-slim
 ENV NODE_ENV=production
 # Debian's OCR language data (English fast model, Chinese) and a CJK font: pdfjs falls back to it
-# for CJK text in PDFs that do not embed their fonts (packages/render/src/cjk-fallback.ts).
+# for CJK text in PDFs that do not embed their fonts (packages/render/src/cjk-fallback.ts); qpdf
+# splits a large PDF into one file per slice (apps/worker/src/pdf-split.ts).
 RUN apt-get update \
- && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends tesseract-ocr-eng tesseract-ocr-chi-sim fonts-wqy-zenhei fontconfig \
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends tesseract-ocr-eng tesseract-ocr-chi-sim fonts-wqy-zenhei fontconfig qpdf \
  && rm -rf /var/lib/apt/lists/*
 # LibreOffice for the convert stage, only when asked for (docker-compose.yml: LIBREOFFICE=true).
 ARG LIBREOFFICE=false

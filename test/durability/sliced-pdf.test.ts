@@ -68,6 +68,23 @@ describe('a large PDF sliced across extract consumers', () => {
     await expectPagesInOrder(jobId);
     const starts = extractStarts(fleet.logs(), jobId);
     expect([...starts.keys()].sort()).toEqual([jobId, `${jobId}-extract-merge`, `${jobId}-extract-slice-0`, `${jobId}-extract-slice-10`, `${jobId}-extract-slice-20`].sort());
+    // Split by qpdf: each slice opened a PDF of its own pages, not the document.
+    expect(fleet.logs().find((l) => l.jobId === jobId && l.message === 'sliced')).toMatchObject({ pages: PAGES, slices: 3, split: true });
+  }, 120_000);
+
+  it('without qpdf the slices open the whole PDF, the reason logged; the document completes with every page in order', async () => {
+    // PATH without qpdf for the extract consumers (node is started by its absolute path).
+    fleet = new ConsumerFleet(pipeline.config, { ...SLICING, PATH: '/nonexistent-readpack-bin' });
+    await fleet.start('extract', 2);
+    await fleet.start('assemble', 1);
+    const jobId = await uploadPdf('sliced-unsplit.pdf');
+    const history = await pollUntilTerminal(pipeline.api.url, jobId, 90_000);
+    expect(history.at(-1)).toMatchObject({ status: 'done' });
+    expectMonotonicProgress(history);
+    await expectPagesInOrder(jobId);
+    const logs = fleet.logs().filter((l) => l.jobId === jobId);
+    expect(logs.find((l) => l.message === 'sliced')).toMatchObject({ pages: PAGES, slices: 3, split: false });
+    expect(logs.filter((l) => l.reason === 'qpdf_missing')).toHaveLength(1);
   }, 120_000);
 
   it('a slice whose consumer is SIGKILLed mid-slice is taken over and run again alone; the document completes', async () => {

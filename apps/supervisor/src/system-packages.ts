@@ -169,6 +169,14 @@ export function popplerRequirement(find: (name: string) => string | undefined = 
 }
 
 /**
+ * qpdf, which splits a large PDF once into one file per slice (apps/worker/src/pdf-split.ts):
+ * without it every slice opens the whole PDF, slower and larger, but the document is read.
+ */
+export function qpdfRequirement(find: (name: string) => string | undefined = (name) => findExecutable(name)): SystemRequirement {
+  return { packages: ['qpdf'], present: () => find('qpdf') !== undefined, purpose: 'qpdf, to split large PDFs into one file per slice' };
+}
+
+/**
  * What `npm run test:scale` needs besides the suite's own packages: redis-cli (`--cluster create`),
  * redis-sentinel (the Sentinel failover test) and iproute2's `ip` (network namespaces for the
  * consumers-on-other-hosts test).
@@ -229,6 +237,7 @@ export function testRequirements(env: NodeJS.ProcessEnv = process.env): SystemRe
     cjkFontsRequirement('Japanese and Korean fonts for the OCR test images'),
     libreOfficeRequirement(),
     popplerRequirement(),
+    qpdfRequirement(),
     chromiumRequirement(),
   ];
 }
@@ -237,9 +246,10 @@ export function testRequirements(env: NodeJS.ProcessEnv = process.env): SystemRe
  * What `npm start`'s consumers use when present, besides Redis: OCR language data in Debian's
  * directory, unless TESSDATA_DIR names the only directory the OCR consumer reads (apt-get cannot
  * fill that one), and a Chinese font, which the render consumer draws CJK text of non-embedded
- * PDF fonts with (packages/render/src/cjk-fallback.ts). Without them the service still runs:
- * Chinese OCR fails with `language_data_missing`, English falls back to @tesseract.js-data/eng,
- * such CJK text renders as empty boxes.
+ * PDF fonts with (packages/render/src/cjk-fallback.ts), and qpdf, which splits large PDFs into
+ * one file per slice. Without them the service still runs: Chinese OCR fails with
+ * `language_data_missing`, English falls back to @tesseract.js-data/eng, such CJK text renders as
+ * empty boxes, and every slice of a large PDF opens the whole file (slower, more memory).
  */
 export function runtimeRequirements(tessdataDir: string | undefined): SystemRequirement[] {
   return [
@@ -253,5 +263,6 @@ export function runtimeRequirements(tessdataDir: string | undefined): SystemRequ
     nativeTesseractRequirement(),
     cjkFontRequirement('rendering CJK text of PDFs that do not embed their fonts'),
     cjkFontsRequirement('rendering Japanese and Korean text of PDFs that do not embed their fonts'),
+    qpdfRequirement(),
   ];
 }

@@ -160,15 +160,15 @@ describe("this repository's requirements", () => {
     expect(aptInstallCommand(['a'], false)).toBe('sudo apt-get update && sudo apt-get install -y --no-install-recommends a');
   });
 
-  it('the test suite needs redis-server unless REDIS_URL is set, the OCR languages, native tesseract, CJK fonts, LibreOffice, poppler and Chromium', () => {
+  it('the test suite needs redis-server unless REDIS_URL is set, the OCR languages, native tesseract, CJK fonts, LibreOffice, poppler, qpdf and Chromium', () => {
     const ocr = ['tesseract-ocr-eng', 'tesseract-ocr-chi-sim', 'tesseract-ocr-jpn', 'tesseract-ocr-chi-tra', 'tesseract-ocr-kor', 'tesseract-ocr-osd', 'tesseract-ocr'];
     const fonts = ['fonts-wqy-zenhei', 'fontconfig', 'fonts-noto-cjk'];
-    const rest = ['libreoffice-core-nogui', 'libreoffice-writer-nogui', 'libreoffice-calc-nogui', 'libreoffice-impress-nogui', 'poppler-utils', 'poppler-data', 'chromium'];
+    const rest = ['libreoffice-core-nogui', 'libreoffice-writer-nogui', 'libreoffice-calc-nogui', 'libreoffice-impress-nogui', 'poppler-utils', 'poppler-data', 'qpdf', 'chromium'];
     expect(packagesOf(testRequirements({}))).toEqual(['redis-server', ...ocr, ...fonts, ...rest]);
     expect(packagesOf(testRequirements({ REDIS_URL: 'redis://127.0.0.1:6379' }))).toEqual([...ocr, ...fonts, ...rest]);
   });
 
-  it('npm start wants OCR data only when TESSDATA_DIR is unset, and a Chinese font always', () => {
+  it('npm start wants OCR data only when TESSDATA_DIR is unset, and a Chinese font and qpdf always', () => {
     expect(packagesOf(runtimeRequirements(undefined))).toEqual([
       'tesseract-ocr-chi-sim',
       'tesseract-ocr-eng',
@@ -180,8 +180,9 @@ describe("this repository's requirements", () => {
       'fonts-wqy-zenhei',
       'fontconfig',
       'fonts-noto-cjk',
+      'qpdf',
     ]);
-    expect(packagesOf(runtimeRequirements('/srv/tessdata'))).toEqual(['tesseract-ocr', 'fonts-wqy-zenhei', 'fontconfig', 'fonts-noto-cjk']);
+    expect(packagesOf(runtimeRequirements('/srv/tessdata'))).toEqual(['tesseract-ocr', 'fonts-wqy-zenhei', 'fontconfig', 'fonts-noto-cjk', 'qpdf']);
   });
 
   it("looks for language data where the OCR package does, plain or gzipped, and names Debian's package", () => {

@@ -33,7 +33,7 @@ export class ParsePool {
   }
 
   /** Pages `from` (inclusive) to `to` (exclusive) of a PDF, before the document-wide steps. */
-  async parsePdfSlice(input: ParseInput, options: ParseOptions, range: { from: number; to: number }): Promise<PdfSlice> {
+  async parsePdfSlice(input: ParseInput, options: ParseOptions, range: { from: number; to: number; firstPage?: number }): Promise<PdfSlice> {
     const result = await this.sliceGate.run(() => this.run(input, options, { kind: 'pdf-slice', ...range }));
     if (result.kind !== 'pdf-slice') throw new Error(`parser thread answered ${result.kind} to a slice request`);
     return result.slice;

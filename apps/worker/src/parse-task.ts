@@ -3,7 +3,7 @@ import { signalStarted } from './task-files.js';
 import { DocumentError, parseDocument, parsePdfPages, planPdfDocument, type DocumentErrorCode, type ParsedDocument, type ParseInput, type ParseOptions, type PdfPlan, type PdfSlice } from '@readpack/parsers';
 
 /** What a parser thread is asked: a whole document, a PDF's plan (whole, or page count and outline for slicing), or one slice of a PDF's pages. */
-export type ParseRequest = { kind: 'document' } | { kind: 'pdf-plan'; sliceAbove: number } | { kind: 'pdf-slice'; from: number; to: number };
+export type ParseRequest = { kind: 'document' } | { kind: 'pdf-plan'; sliceAbove: number } | { kind: 'pdf-slice'; from: number; to: number; firstPage?: number };
 
 export type ParseResult = { kind: 'document'; document: ParsedDocument } | { kind: 'pdf-plan'; plan: PdfPlan } | { kind: 'pdf-slice'; slice: PdfSlice };
 

@@ -3,6 +3,7 @@ import type { BlobPointer } from '@readpack/queues';
 import { countChars, type PdfSlice, type SizeChars, type SlicePage } from '@readpack/parsers';
 import type { Storage } from '@readpack/package-store';
 import type { Extraction } from './extraction.js';
+import { jsonStream } from './json-chunks.js';
 import { PermanentFailure } from './failures.js';
 import { pagesNeedingOcr } from './ocr-routing.js';
 
@@ -13,16 +14,17 @@ export interface PageRange {
 
 /**
  * The slices of a PDF of `pages` pages: `size` pages each in page order, the last one shorter. A
- * last slice of less than half a slice joins the one before it: a small tail would cost a whole
- * PDF open and a job for little work.
+ * last slice of less than half a slice joins the one before it when every slice opens the whole
+ * PDF (`joinTail`): a small tail would cost a whole PDF open and a job for little work. Slices of
+ * a split PDF keep the parts' bounds (a part opens in proportion to its pages).
  */
-export function slicePlan(pages: number, size: number): PageRange[] {
+export function slicePlan(pages: number, size: number, joinTail = true): PageRange[] {
   if (!Number.isInteger(pages) || pages < 1 || !Number.isInteger(size) || size < 1) throw new RangeError(`no slice plan for ${pages} pages in slices of ${size}`);
   const ranges: PageRange[] = [];
   for (let from = 0; from < pages; from += size) ranges.push({ from, to: Math.min(pages, from + size) });
   const last = ranges[ranges.length - 1]!;
   const before = ranges[ranges.length - 2];
-  if (before && last.to - last.from < size / 2) {
+  if (joinTail && before && last.to - last.from < size / 2) {
     ranges.pop();
     before.to = last.to;
   }
@@ -52,7 +54,8 @@ export async function storeSlice(storage: Storage, range: PageRange, slice: PdfS
     images.push({ name: image.name, mediaType: image.mediaType, sha256, size, ...(image.page === undefined ? {} : { page: image.page }), ...(image.width === undefined || image.height === undefined ? {} : { width: image.width, height: image.height }) });
   }
   const stored: StoredSlice = { pages: slice.pages, images };
-  const blob = await storage.blobs.putBuffer(Buffer.from(JSON.stringify(stored)));
+  // Streamed page by page: the slice's JSON is never one string beside its pages.
+  const blob = await storage.blobs.putStream(jsonStream(stored));
   return { ok: true, from: range.from, to: range.to, blob: { sha256: blob.sha256, size: blob.size }, sizes: slice.sizes };
 }
 

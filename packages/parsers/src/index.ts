@@ -25,7 +25,7 @@ export function planPdfDocument(input: ParseInput, options: ParseOptions, sliceA
 }
 
 /** Pages `from` (inclusive) to `to` (exclusive) of a PDF, before the document-wide steps (see parsePdfSlice). */
-export function parsePdfPages(input: ParseInput, options: ParseOptions, range: { from: number; to: number }): Promise<PdfSlice> {
+export function parsePdfPages(input: ParseInput, options: ParseOptions, range: { from: number; to: number; firstPage?: number }): Promise<PdfSlice> {
   return parsePdfSlice(input, resolveLimits(options), range);
 }
 

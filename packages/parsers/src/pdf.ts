@@ -110,13 +110,20 @@ export interface PdfSlice {
   sizes: SizeChars;
 }
 
-/** Reads pages `from` (inclusive) to `to` (exclusive, clamped to the document) of a PDF, for mergePdfSlices. */
-export async function parsePdfSlice(input: ParseInput, limits: Required<ParseOptions>, range: { from: number; to: number }): Promise<PdfSlice> {
+/**
+ * Pages `from` (inclusive) to `to` (exclusive, clamped to the document) of a PDF, for
+ * mergePdfSlices. `firstPage` is the document page the file's first page is: a slice's own file
+ * (the document split into parts, so that opening it costs its pages, not the document's) holds
+ * pages `firstPage`… of the document, and its pages keep their document page numbers.
+ */
+export async function parsePdfSlice(input: ParseInput, limits: Required<ParseOptions>, range: { from: number; to: number; firstPage?: number }): Promise<PdfSlice> {
+  const firstPage = range.firstPage ?? 0;
+  if (firstPage > range.from) throw new RangeError(`a file starting at page ${firstPage} has no page ${range.from}`);
   return openPdf(input, limits, async (doc, total) => {
-    if (range.from >= total) throw new DocumentError('corrupt_document', `the PDF has ${total} pages, fewer than the slice from page ${range.from} expects`);
+    if (range.from - firstPage >= total) throw new DocumentError('corrupt_document', `the PDF has ${total} pages, fewer than the slice from page ${range.from} expects`);
     const images: EmbeddedImage[] = [];
     const pages: SlicePage[] = [];
-    for (let index = range.from; index < Math.min(range.to, total); index += 1) pages.push(await readPage(doc, index, pdfTextLayerOrigin(), images));
+    for (let index = range.from; index < Math.min(range.to, firstPage + total); index += 1) pages.push(await readPage(doc, index - firstPage, pdfTextLayerOrigin(), images, index));
     return { pages, images, sizes: sizeChars(pages) };
   });
 }
@@ -190,8 +197,9 @@ function loadedFont(page: PDFPageProxy, fontName: string): LoadedFont | undefine
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 
-async function readPage(doc: PDFDocumentProxy, index: number, origin: Origin, images: EmbeddedImage[]): Promise<SlicePage> {
-  const page = await doc.getPage(index + 1);
+/** Reads page `fileIndex` of the open file, which is page `index` of the document (they differ in a part of a split document). */
+async function readPage(doc: PDFDocumentProxy, fileIndex: number, origin: Origin, images: EmbeddedImage[], index = fileIndex): Promise<SlicePage> {
+  const page = await doc.getPage(fileIndex + 1);
   try {
     const viewport = page.getViewport({ scale: 1 });
     const sane = [viewport.width, viewport.height].every((n) => Number.isFinite(n) && n > 0 && n <= MAX_PAGE_SIDE);

@@ -84,10 +84,12 @@ export const blobPointer = z.object({ sha256, size: z.number().int().nonnegative
  * A large PDF is read in slices of pages, each its own extract job (a child of the document's
  * merge job, itself an extract job). `slice`: this job reads pages `from` to `to` - 1. `merge`:
  * this job merges the slices it waited for (`pages` in all; the outline the first extract job
- * read, when the PDF has one).
+ * read, when the PDF has one). A slice's `part`, when the first extract job could split the PDF,
+ * is a PDF of its pages alone (its first page is page `from`), which the slice opens instead of
+ * the whole document.
  */
 const slicing = {
-  slice: z.object({ from: z.number().int().nonnegative(), to: z.number().int().positive() }).strict().optional(),
+  slice: z.object({ from: z.number().int().nonnegative(), to: z.number().int().positive(), part: blobPointer.optional() }).strict().optional(),
   merge: z.object({ pages: z.number().int().positive(), outline: blobPointer.optional() }).strict().optional(),
 };
 

@@ -1,3 +1,4 @@
+import { createReadStream } from 'node:fs';
 import { jobRefFields, type ExtractPayload, type FlowChild, type RenditionRef, type SourceRef } from '@readpack/queues';
 // The version functions alone: @readpack/ocr's index would load tesseract.js into the extract consumer.
 import { nativeTesseractVersion, TESSERACT_VERSION } from '@readpack/ocr/version';
@@ -5,7 +6,9 @@ import { ATTR, inSpan, SPAN } from '@readpack/tracing';
 import { mergePdfSlices, parsedDocument, PDF_MEDIA_TYPE, pdfTextLayerOrigin, type ParsedDocument, type ParseInput, type ParseOptions, type PdfOutlineEntry } from '@readpack/parsers';
 import { childValues } from '../child-results.js';
 import { putJson } from '../json-chunks.js';
+import type { BlobPointer } from '@readpack/queues';
 import { readPointer, slicePlan, slicesInOrder, storeSlice, textLayerRuns, type PageRange, type SliceDone, type StoredSlice } from '../pdf-slices.js';
+import { withPdfParts } from '../pdf-split.js';
 import { chooseEngine } from '../engine-choice.js';
 import { pageLanguage } from '../ocr-language.js';
 import { pagesNeedingOcr } from '../ocr-routing.js';
@@ -185,7 +188,9 @@ async function extractLocally(payload: ExtractPayload, document: SourceRef, ctx:
       const input = parseInput(payload, document, ctx, path);
       if (!sliceable) return parsePool.parse(input, parseLimits(config));
       const plan = await parsePool.planPdf(input, parseLimits(config), pdfSlices.above);
-      return plan.kind === 'whole' ? plan.document : plan;
+      if (plan.kind === 'whole') return plan.document;
+      // A PDF opened with a password is not split: its parts would be stored decrypted.
+      return { ...plan, ranges: input.password === undefined ? await splitIntoSlices(path, plan.pages, ctx) : slicePlan(plan.pages, pdfSlices.pages) };
     });
     span?.setAttribute(ATTR.pages, 'kind' in result ? result.pages : (result.pages?.length ?? 0));
     return result;
@@ -217,20 +222,54 @@ async function storeExtraction(rendition: RenditionRef | undefined, read: Extrac
  * A large PDF: its outline stored for the merge, progress counting its pages from 0, and the
  * merge job added with one child per slice (ids from the job id: a re-delivery adds nothing).
  */
-async function fanOutSlices(payload: ExtractPayload, plan: { pages: number; outline: PdfOutlineEntry[] }, { storage, state, producer, config, logger, job }: StageContext): Promise<void> {
+async function fanOutSlices(payload: ExtractPayload, plan: { pages: number; outline: PdfOutlineEntry[]; ranges: SliceRange[] }, { storage, state, producer, config, logger, job }: StageContext): Promise<void> {
   const outline = plan.outline.length > 0 ? await storage.blobs.putBuffer(Buffer.from(JSON.stringify(plan.outline))) : undefined;
-  const ranges = slicePlan(plan.pages, config.limits.pdfSlices.pages);
+  const { ranges } = plan;
   await state.progress(payload, { done: 0, total: plan.pages }, 'extract');
   const merge: ExtractPayload = { ...payload, merge: { pages: plan.pages, ...(outline ? { outline: { sha256: outline.sha256, size: outline.size } } : {}) } };
   await producer.addExtractSlices(merge, ranges.map((slice) => ({ ...payload, slice })), job.opts.priority ? { priority: job.opts.priority } : {});
-  logger.info('sliced', { pages: plan.pages, slices: ranges.length, slicePages: config.limits.pdfSlices.pages });
+  logger.info('sliced', { pages: plan.pages, slices: ranges.length, slicePages: config.limits.pdfSlices.pages, split: ranges.every((r) => r.part !== undefined) });
+}
+
+/** A slice's pages, and the PDF of those pages alone when the document could be split. */
+type SliceRange = PageRange & { part?: BlobPointer };
+
+/** qpdf on PATH (Debian package `qpdf`); without it slices open the whole document. */
+const QPDF = 'qpdf';
+
+/**
+ * The document split into one PDF per slice (pdf-split.ts), each stored as a blob for its slice
+ * job; when it cannot be split, the slices of the whole document as before (logged with why).
+ */
+async function splitIntoSlices(path: string, pages: number, { storage, config, logger }: StageContext): Promise<SliceRange[]> {
+  const size = config.limits.pdfSlices.pages;
+  return withPdfParts(path, pages, size, { qpdf: QPDF, timeoutMs: config.limits.parseTimeoutMs }, async (outcome) => {
+    if (outcome.kind === 'unsplit') {
+      logger.warn('the PDF is read in slices of the whole document: it could not be split', { reason: outcome.reason, detail: outcome.detail });
+      return slicePlan(pages, size);
+    }
+    const ranges = slicePlan(pages, size, false);
+    const parts: SliceRange[] = [];
+    for (const [i, range] of ranges.entries()) {
+      const stored = await storage.blobs.putStream(createReadStream(outcome.files[i]!));
+      parts.push({ ...range, part: { sha256: stored.sha256, size: stored.size } });
+    }
+    return parts;
+  });
 }
 
 /** One slice of a large PDF: its pages read and stored, its text-layer pages counted. Returns where it is, for the merge. */
-async function readSlice(payload: ExtractPayload, range: PageRange, ctx: StageContext<'parsePool' | 'secrets'>): Promise<SliceDone> {
+async function readSlice(payload: ExtractPayload, range: SliceRange, ctx: StageContext<'parsePool' | 'secrets'>): Promise<SliceDone> {
   const { storage, parsePool, config, state, logger } = ctx;
   const document = await readableDocument(payload, ctx);
-  const slice = await storage.blobs.withLocalFile(document.sha256, (path) => parsePool.parsePdfSlice(parseInput(payload, document, ctx, path), parseLimits(config), range));
+  const { from, to, part } = range;
+  if (part && !(await storage.blobs.has(part.sha256))) throw new PermanentFailure('source_missing', 'A part of the split PDF is no longer stored; upload the file again.');
+  // The slice's own PDF when the document was split: its first page is page `from`.
+  const slice = await storage.blobs.withLocalFile(part?.sha256 ?? document.sha256, (path) =>
+    parsePool.parsePdfSlice(parseInput(payload, document, ctx, path), parseLimits(config), part ? { from, to, firstPage: from } : { from, to }),
+  );
+  // A part short of its pages would leave a silent gap in the document (the merge counts ranges).
+  if (part && slice.pages.length !== to - from) throw new PermanentFailure('internal_error', `the split PDF's part for pages ${from}–${to - 1} holds ${slice.pages.length} of them`);
   const done = await storeSlice(storage, range, slice);
   for (const run of textLayerRuns(slice.pages, config.ocr.minCharsPerPage)) await state.pagesDone(payload, run.from, run.to - run.from);
   logger.info('slice read', { from: range.from, to: range.to, images: slice.images.length, bytes: done.blob.size });
