@@ -427,7 +427,7 @@ async function main(): Promise<void> {
     '',
     checkTable,
     '',
-    `The model held in ${held} of ${verdicts.length} runs (tolerance ±${TOLERANCE * 100} %). Going from 1 to 2 consumers per stage made the mixed workload ${fmt(speedup, 2)}× faster; the model predicted ${fmt(predictedSpeedup, 2)}×.`,
+    `The model held in ${held} of ${verdicts.length} runs (tolerance ±${TOLERANCE * 100} %). Going from 1 to 2 consumers per stage ${speedup >= 1 ? `made the mixed workload ${fmt(speedup, 2)}× faster` : `made the mixed workload slower (${fmt(speedup, 2)}× the pages/s of one per stage)`}; the model predicted ${fmt(predictedSpeedup, 2)}×.`,
   ].join('\n');
   writeBenchSection('scaling', section);
 
