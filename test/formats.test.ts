@@ -9,9 +9,8 @@ import * as XLSX from '@e965/xlsx';
 import pptxgenjs from 'pptxgenjs';
 import { STAGES } from '@readpack/config';
 import { openStorage } from '@readpack/package-store';
-import { assertValidPackage } from '@readpack/testing';
+import { assertValidPackage, buildZip } from '@readpack/testing';
 import type { FlowBlock, TableBlock } from '@readpack/reading-package';
-import { buildZip } from '../packages/parsers/test/zip-builder.js';
 import { flatOdp, flatOdt, removeTestProfile, sofficeConvert } from '../packages/parsers/test/libreoffice.js';
 import { pollUntilTerminal, startPipeline, upload, type Pipeline } from './harness.js';
 

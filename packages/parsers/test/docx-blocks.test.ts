@@ -2,12 +2,11 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { FigureBlock, FlowBlock, ListBlock, TableBlock } from '@readpack/reading-package';
-import { fixturePath } from '@readpack/testing';
+import { buildZip, fixturePath } from '@readpack/testing';
 import { parseDocument, type ParsedDocument } from '../src/index.js';
 import { blockSchemaErrors } from './block-schema.js';
 import { DOCX, scratchDir } from './helpers.js';
 import { zipEntries } from './zip-entries.js';
-import { buildZip } from './zip-builder.js';
 
 const docx = (path: string) => parseDocument({ path, mediaType: DOCX });
 const sha256 = (data: Uint8Array) => createHash('sha256').update(data).digest('hex');

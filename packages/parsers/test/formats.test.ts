@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import type { FlowBlock, TableBlock } from '@readpack/reading-package';
 import { htmlDocument, markdownBlocks, parseDocument } from '../src/index.js';
 import { rejectionCode, scratchDir } from './helpers.js';
-import { BILLION_LAUGHS, buildZip } from './zip-builder.js';
+import { BILLION_LAUGHS, buildZip } from '@readpack/testing';
 import { flatOdt, removeTestProfile, sofficeConvert } from './libreoffice.js';
 
 const TYPES = {

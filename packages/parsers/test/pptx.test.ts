@@ -1,13 +1,12 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { FlowBlock, ListBlock } from '@readpack/reading-package';
-import { fixturePath } from '@readpack/testing';
+import { BILLION_LAUGHS, fixturePath } from '@readpack/testing';
 import pptxgenjs from 'pptxgenjs';
 import { parseDocument, PPTX_MEDIA_TYPE, SUPPORTED_MEDIA_TYPES, type ParseOptions, type ParsedDocument } from '../src/index.js';
 import { blockSchemaErrors } from './block-schema.js';
 import { rejectionCode, scratchDir } from './helpers.js';
 import { rezip, zipEntries } from './zip-entries.js';
-import { BILLION_LAUGHS } from './zip-builder.js';
 
 /** pptxgenjs runs as ESM (its default export is the class) but types itself as CommonJS, where the class is `.default`. */
 const PptxGenJS = pptxgenjs as unknown as typeof pptxgenjs.default;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { parseDocument, type ParseOptions } from '../src/index.js';
 import { DOCX, rejectionCode, scratchDir, XLSX_TYPE } from './helpers.js';
-import { BILLION_LAUGHS, buildZip, documentXml, minimalDocx, minimalXlsx } from './zip-builder.js';
+import { BILLION_LAUGHS, buildZip, documentXml, minimalDocx, minimalXlsx } from '@readpack/testing';
 
 let scratch: Awaited<ReturnType<typeof scratchDir>>;
 beforeAll(async () => {

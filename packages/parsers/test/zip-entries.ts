@@ -1,5 +1,5 @@
 import yauzl from 'yauzl';
-import { buildZip } from './zip-builder.js';
+import { buildZip } from '@readpack/testing';
 
 /** Every entry of a ZIP package, inflated: what a test compares a parser's output with. */
 export async function zipEntries(data: Buffer | Uint8Array): Promise<Map<string, Buffer>> {

@@ -11,3 +11,4 @@ export { NetnsSandbox, type NamespaceLink } from './netns.js';
 export { startOtlpReceiver, decodeOtlpJson, type OtlpReceiver, type CollectedSpan } from './otlp-receiver.js';
 export { whereTheTimeGoes, renderTimeTable, type TimeBreakdown, type SpanTimeRow } from './trace-summary.js';
 export { ThrowawayRedisCluster } from './throwaway-redis-cluster.js';
+export * from './zip-builder.js';

@@ -1,6 +1,5 @@
 import { crc32, deflateSync } from 'node:zlib';
-import { buildPdf, streamObject } from '@readpack/testing';
-import { BILLION_LAUGHS, buildZip, documentXml, minimalDocx, minimalXlsx } from '../../../packages/parsers/test/zip-builder.js';
+import { BILLION_LAUGHS, buildPdf, buildZip, documentXml, minimalDocx, minimalXlsx, streamObject } from '@readpack/testing';
 
 export { BILLION_LAUGHS, buildZip, documentXml, minimalDocx, minimalXlsx };
 

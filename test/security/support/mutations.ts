@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import yauzl from 'yauzl';
-import { buildZip, type ZipEntryInput } from '../../../packages/parsers/test/zip-builder.js';
+import { buildZip, type ZipEntryInput } from '@readpack/testing';
 
 /** A corpus file to mutate. */
 export interface Seed {

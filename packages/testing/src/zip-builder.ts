@@ -1,7 +1,7 @@
 import { crc32, deflateRawSync } from 'node:zlib';
 
 /**
- * A ZIP writer for hostile test inputs: unlike a library, it writes whatever sizes it is told to,
+ * A ZIP writer for test and bench documents: unlike a library, it writes whatever sizes it is told to,
  * so a test can build archives whose central directory lies about what their entries inflate to.
  */
 export interface ZipEntryInput {
