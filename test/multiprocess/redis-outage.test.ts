@@ -2,12 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { STAGES } from '@readpack/config';
-import { ThrowawayRedis, uniqueName, waitFor } from '@readpack/testing';
-import { findFreePort } from '../../apps/supervisor/src/redis-server.js';
+import { ThrowawayRedis, waitFor } from '@readpack/testing';
 import { pollUntilTerminal, type StatusBody } from '../harness.js';
-import { freshRequest, waitForHealthy } from '../support/fresh-http.js';
-import { startApiProcess, startConsumerProcess } from '../support/readpack-processes.js';
+import { freshRequest } from '../support/fresh-http.js';
+import { startProcessDeployment } from '../support/readpack-processes.js';
 import type { ServiceProcess } from '../support/service-process.js';
 import { uploadFixture } from '../support/uploads.js';
 
@@ -26,28 +24,11 @@ const processes: ServiceProcess[] = [];
 let base: string;
 let jobId: string;
 
-function outputs(): string {
-  return processes.map((p) => p.outputTail()).join('\n');
-}
-
 beforeAll(async () => {
   redisDir = await mkdtemp(join(tmpdir(), 'readpack-outage-redis-'));
   dataDir = await mkdtemp(join(tmpdir(), 'readpack-outage-data-'));
   redis = await ThrowawayRedis.start({ dir: redisDir, durable: true });
-  const port = await findFreePort();
-  base = `http://127.0.0.1:${port}`;
-  const vars = {
-    REDIS_URL: redis.url,
-    READPACK_PREFIX: uniqueName('outage'),
-    DATA_DIR: dataDir,
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    LOG_LEVEL: 'warn',
-    SHUTDOWN_GRACE_MS: '5000',
-  };
-  processes.push(await startApiProcess(vars));
-  for (const stage of STAGES) processes.push(await startConsumerProcess(stage, vars));
-  await waitForHealthy(base, { timeoutMs: 60_000, describe: outputs });
+  ({ base } = await startProcessDeployment({ redisUrl: redis.url, label: 'outage', dataDir, into: processes }));
   ({ jobId } = await uploadFixture(base, 'word_sample.docx'));
   expect((await pollUntilTerminal(base, jobId, 60_000)).at(-1)).toMatchObject({ status: 'done' });
 }, 120_000);

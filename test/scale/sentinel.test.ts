@@ -3,11 +3,9 @@ import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { STAGES } from '@readpack/config';
-import { ThrowawaySentinel, fixturePath, uniqueName } from '@readpack/testing';
-import { findFreePort } from '../../apps/supervisor/src/redis-server.js';
-import { freshRequest, waitForHealthy } from '../support/fresh-http.js';
-import { startApiProcess, startConsumerProcess } from '../support/readpack-processes.js';
+import { ThrowawaySentinel, fixturePath } from '@readpack/testing';
+import { freshRequest } from '../support/fresh-http.js';
+import { startProcessDeployment } from '../support/readpack-processes.js';
 import type { ServiceProcess } from '../support/service-process.js';
 import { uploadFixture } from '../support/uploads.js';
 
@@ -39,25 +37,11 @@ let sentinel: ThrowawaySentinel;
 let dataDir: string;
 let base: string;
 const processes: ServiceProcess[] = [];
-const outputs = () => processes.map((p) => p.outputTail()).join('\n');
 
 beforeAll(async () => {
   sentinel = await ThrowawaySentinel.start();
   dataDir = await mkdtemp(join(tmpdir(), 'readpack-sentinel-data-'));
-  const port = await findFreePort();
-  base = `http://127.0.0.1:${port}`;
-  const vars = {
-    REDIS_URL: sentinel.url,
-    READPACK_PREFIX: uniqueName('sentinel'),
-    DATA_DIR: dataDir,
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    LOG_LEVEL: 'warn',
-    SHUTDOWN_GRACE_MS: '5000',
-  };
-  processes.push(await startApiProcess(vars));
-  for (const stage of STAGES) processes.push(await startConsumerProcess(stage, vars));
-  await waitForHealthy(base, { timeoutMs: 60_000, describe: outputs });
+  ({ base } = await startProcessDeployment({ redisUrl: sentinel.url, label: 'sentinel', dataDir, into: processes }));
 }, 120_000);
 
 afterAll(async () => {

@@ -1,4 +1,4 @@
-import { ensureSystemPackages, testRequirements } from './system-packages.js';
+import { ensureForPretest, testRequirements } from './system-packages.js';
 
 /**
  * `npm test`'s pretest: makes sure the Debian packages the suite needs are on the machine before
@@ -11,13 +11,4 @@ import { ensureSystemPackages, testRequirements } from './system-packages.js';
  * testRequirements in system-packages.ts.
  * The file keeps its historical name: package.json's pretest runs dist/ensure-redis-cli.js.
  */
-const result = await ensureSystemPackages(testRequirements(process.env), { log: (line) => console.log(line) });
-if (!result.ok) {
-  console.error(`The test suite needs system packages (${result.reason}):`);
-  for (const requirement of result.missing) console.error(`  ${requirement.packages.join(' ')}: ${requirement.purpose}`);
-  console.error('Install them with:');
-  console.error(result.command);
-  process.exitCode = 1;
-} else if (result.installed.length > 0) {
-  console.log(`installed ${result.installed.join(' ')}`);
-}
+await ensureForPretest('The test suite', testRequirements(process.env));

@@ -98,6 +98,23 @@ export async function ensureSystemPackages(
   return { ok: true, installed: packages };
 }
 
+/**
+ * A pretest's whole job (`npm test`, `npm run test:scale`): ensure `requirements`, say what was
+ * installed, or say what is missing with the command to run by hand and set a failing exit code.
+ */
+export async function ensureForPretest(who: string, requirements: readonly SystemRequirement[]): Promise<void> {
+  const result = await ensureSystemPackages(requirements, { log: (line) => console.log(line) });
+  if (!result.ok) {
+    console.error(`${who} needs system packages (${result.reason}):`);
+    for (const requirement of result.missing) console.error(`  ${requirement.packages.join(' ')}: ${requirement.purpose}`);
+    console.error('Install them with:');
+    console.error(result.command);
+    process.exitCode = 1;
+  } else if (result.installed.length > 0) {
+    console.log(`installed ${result.installed.join(' ')}`);
+  }
+}
+
 function runInherited(command: string, args: readonly string[], env: NodeJS.ProcessEnv, signal?: AbortSignal): Promise<number | null> {
   return new Promise((resolve) => {
     const child = spawn(command, args, { stdio: 'inherit', env, signal });
