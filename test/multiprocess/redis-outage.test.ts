@@ -88,7 +88,8 @@ describe('Redis outage', () => {
     const back = await waitFor(
       async () => {
         const res = await jobStatus().catch(() => undefined);
-        if (res?.status === 200) return res;
+        // Back means every connection is: the status read and readiness (the queue connection uploads need).
+        if (res?.status === 200) return (await freshRequest(`${base}/readyz`)).status === 200 ? res : undefined;
         // Until the API has reconnected, only 503 is acceptable.
         if (res && res.status !== 503) throw new Error(`unexpected ${res.status} while reconnecting: ${JSON.stringify(res.body)}`);
         return undefined;

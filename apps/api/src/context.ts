@@ -18,6 +18,8 @@ export interface ApiContext {
   config: Config;
   logger: Logger;
   redis: RedisClient;
+  /** The connection BullMQ's queues use: every upload enqueues on it, so readiness asks it too. */
+  queueRedis: RedisClient;
   state: JobStateStore;
   producer: QueueProducer;
   /** WEBHOOK_ALLOW_HOSTS: private targets a callbackUrl may name nonetheless. */

@@ -52,6 +52,7 @@ export async function startApi(config: Config, logger: Logger = createLogger({ l
     config,
     logger,
     redis,
+    queueRedis,
     state: new JobStateStore(redis, {
       prefix: config.redis.prefix,
       ttl: { queuedSeconds: config.ttl.queuedSeconds, processingSeconds: config.ttl.processingSeconds, resultSeconds: config.ttl.resultSeconds },

@@ -8,10 +8,13 @@ export function healthRouter(ctx: ApiContext): Router {
   router.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
-  /** Readiness: the state store answers. */
+  /**
+   * Readiness: both Redis connections answer, the state store's and the queues' (after an outage
+   * they reconnect one by one, and an upload needs both).
+   */
   router.get('/readyz', async (_req, res) => {
     try {
-      await ctx.redis.ping();
+      await Promise.all([ctx.redis.ping(), ctx.queueRedis.ping()]);
     } catch {
       throw new ApiError(503, 'state_store_unavailable', 'The job state store is unreachable.', {}, { 'Retry-After': '2' });
     }
