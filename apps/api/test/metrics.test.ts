@@ -68,11 +68,18 @@ describe('/metrics after a corpus run', () => {
   });
 
   it('has the consumers\' stage counts, durations, pages and failures, pushed through Redis', async () => {
-    // Consumers push every 2 s and a scrape reads Redis at most once a second.
+    // Consumers push every 2 s and a scrape reads Redis at most once a second. A final failure is
+    // counted inside the job, before its record turns `failed`; the run's end (jobs_total, duration,
+    // active) only on BullMQ's 'failed' event after it, so a push can fall between the two: wait
+    // until nothing is active, when every run has ended in the snapshot too.
     const samples = await waitFor(
       async () => {
         const s = await scrape();
-        return total(s, 'readpack_stage_jobs_total', { stage: 'assemble', outcome: 'completed' }) === cases.length && total(s, 'readpack_job_failures_total') === 1 ? s : undefined;
+        const settled =
+          total(s, 'readpack_stage_jobs_total', { stage: 'assemble', outcome: 'completed' }) === cases.length &&
+          total(s, 'readpack_job_failures_total') === 1 &&
+          total(s, 'readpack_stage_active_jobs') === 0;
+        return settled ? s : undefined;
       },
       { timeoutMs: 10_000, intervalMs: 250, what: 'consumer metrics in /metrics' },
     );
