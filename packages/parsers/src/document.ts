@@ -4,7 +4,24 @@ import type { EmbeddedImage, ParsedDocument, ParsedPage, PartOrigin } from './ty
 
 /** A non-whitespace character count: the signal the OCR-routing stage reads. */
 export function countChars(text: string): number {
-  return Array.from(text.replace(/\s+/gu, '')).length;
+  // One pass, no copies: it runs on every page's text. Code points are counted as Array.from
+  // counts them (a surrogate pair is one), white space is what `\s` matches.
+  let count = 0;
+  for (let i = 0; i < text.length; i += 1) {
+    const code = text.charCodeAt(i);
+    if (code <= 0x20 ? code === 0x20 || (code >= 0x09 && code <= 0x0d) : code >= 0xa0 && isWideSpace(code)) continue;
+    count += 1;
+    if (code >= 0xd800 && code <= 0xdbff) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) i += 1;
+    }
+  }
+  return count;
+}
+
+/** The white space `\s` matches above U+009F (ECMAScript WhiteSpace and LineTerminator). */
+function isWideSpace(code: number): boolean {
+  return code === 0xa0 || code === 0x1680 || (code >= 0x2000 && code <= 0x200a) || code === 0x2028 || code === 0x2029 || code === 0x202f || code === 0x205f || code === 0x3000 || code === 0xfeff;
 }
 
 /** An embedded image named by the sha256 of its bytes (what a `figure` block's `asset` refers to). */

@@ -5,6 +5,10 @@ export function isUnspacedScript(char: string | undefined): boolean {
   return char !== undefined && UNSPACED.test(char);
 }
 
+/** `\s` and `trimEnd()` agree on what is white space (ECMAScript WhiteSpace and LineTerminator). */
+const SPACE = /^\s$/u;
+const LETTER = /^\p{L}$/u;
+
 /** The last code point (a line's text grows run by run: not the whole string split each time). */
 function lastChar(text: string): string | undefined {
   if (text === '') return undefined;
@@ -20,7 +24,7 @@ function firstChar(text: string): string | undefined {
 
 /** Two pieces of one line: a space between them unless one already has it or both are CJK. */
 export function joinWithSpace(left: string, right: string): string {
-  if (left === '' || right === '' || /\s$/u.test(left) || /^\s/u.test(right)) return left + right;
+  if (left === '' || right === '' || SPACE.test(lastChar(left)!) || /^\s/u.test(right)) return left + right;
   if (isUnspacedScript(lastChar(left)) && isUnspacedScript(firstChar(right))) return left + right;
   return `${left} ${right}`;
 }
@@ -32,10 +36,12 @@ export function joinWithSpace(left: string, right: string): string {
  * no space. A soft hyphen (U+00AD) at the end always goes.
  */
 export function joinLines(text: string, next: string): string {
-  const left = text.replace(/\s+$/u, '');
-  const right = next.replace(/^\s+/u, '');
+  // `text` is the paragraph so far: only its end is looked at (a `…$` regex scans the whole
+  // string, which made joining a paragraph's lines quadratic in its length).
+  const left = text.trimEnd();
+  const right = next.trimStart();
   if (left.endsWith('\u00ad')) return left.slice(0, -1) + right;
-  if (/\p{L}-$/u.test(left)) {
+  if (left.endsWith('-') && LETTER.test(lastChar(left.slice(0, -1)) ?? '')) {
     if (/^\p{Ll}/u.test(right)) return left.slice(0, -1) + right;
     if (/^[\p{Lu}\p{N}]/u.test(right)) return left + right;
   }
