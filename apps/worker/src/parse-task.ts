@@ -26,7 +26,7 @@ export default async function parseTask({ input, options, request, started }: Pa
   signalStarted(started);
   try {
     const result = await run(input, options, request);
-    if (pagesRead(result) >= COLLECT_AFTER_PAGES) collectGarbage();
+    if (pagesOpened(result) >= COLLECT_AFTER_PAGES) collectGarbage();
     return { ok: true, result };
   } catch (error) {
     if (error instanceof DocumentError) return { ok: false, code: error.code, message: error.message };
@@ -35,21 +35,21 @@ export default async function parseTask({ input, options, request, started }: Pa
 }
 
 /**
- * After a task that read this many pages (every slice of a large PDF), the thread's heap is
- * collected before its next task. A thread's V8 heap may grow to PARSE_MAX_HEAP_MB before V8
- * bothers with a full collection, and it kept the garbage of each slice it read: 2,000 pages in
- * 200-page slices grew an extract consumer by ~250 MB where one slice needs ~150. A full
- * collection of a slice's heap costs a few milliseconds against the seconds the slice took;
- * small documents (most uploads) never pay it.
+ * After a task that opened this many pages (each slice of a large PDF, and its plan, which loads
+ * the whole page tree to count it), the thread's heap is collected before its next task. V8 lets a
+ * thread's heap grow towards PARSE_MAX_HEAP_MB before a full collection, so a thread kept the
+ * garbage of every slice it read: 2,000 pages in 200-page slices grew the parse pool by ~250 MB
+ * where one slice needs ~150. A full collection costs milliseconds against the seconds a slice
+ * takes; small documents (most uploads) never pay it.
  */
 const COLLECT_AFTER_PAGES = 100;
 
-function pagesRead(result: ParseResult): number {
+function pagesOpened(result: ParseResult): number {
   switch (result.kind) {
     case 'document':
       return result.document.pages?.length ?? 0;
     case 'pdf-plan':
-      return result.plan.kind === 'whole' ? (result.plan.document.pages?.length ?? 0) : 0;
+      return result.plan.kind === 'whole' ? (result.plan.document.pages?.length ?? 0) : result.plan.pages;
     case 'pdf-slice':
       return result.slice.pages.length;
   }
