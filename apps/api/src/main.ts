@@ -1,6 +1,7 @@
 import cluster from 'node:cluster';
 import { ConfigError, EXIT_CONFIG_ERROR, loadConfig } from '@readpack/config';
 import { createLogger } from '@readpack/logging';
+import { surviveRedisOutageRejections } from '@readpack/redis';
 import { serviceName, startTracing } from '@readpack/tracing';
 import { startApi } from './server.js';
 
@@ -8,6 +9,7 @@ import { startApi } from './server.js';
 async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger({ level: config.logLevel, component: 'api', format: config.logFormat });
+  surviveRedisOutageRejections((error) => logger.warn('a Redis command failed during an outage and nothing awaited it', { error: error.message }));
   // Before the server: spans need the provider registered from the first request on.
   const tracing = await startTracing(config.tracing, serviceName('api'));
   const api = await startApi(config, logger);

@@ -1,5 +1,6 @@
 import { ConfigError, CONSUMER_ROLES, EXIT_CONFIG_ERROR, loadConfig, parseRoleList, type Config, type ConsumerRole } from '@readpack/config';
 import { createLogger } from '@readpack/logging';
+import { surviveRedisOutageRejections } from '@readpack/redis';
 import { serviceName, startTracing } from '@readpack/tracing';
 import { startConsumerGroup } from './consumer-group.js';
 import { assertAllStagesHandled } from './stages/index.js';
@@ -26,6 +27,7 @@ async function main(): Promise<void> {
   const stage = roles.join('+');
   assertAllStagesHandled();
   const logger = createLogger({ level: config.logLevel, component: `worker-${stage}`, format: config.logFormat });
+  surviveRedisOutageRejections((error) => logger.warn('a Redis command failed during an outage and nothing awaited it', { stage, error: error.message }));
   const tracing = await startTracing(config.tracing, serviceName(roles));
   // Signals are handled from the start: a consumer takes jobs before startConsumer has resolved
   // (its worker runs while the maintenance and metrics workers still start), and a SIGTERM in that

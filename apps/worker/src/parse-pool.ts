@@ -39,6 +39,16 @@ export class ParsePool {
     return result.slice;
   }
 
+  /** Parser threads alive now. */
+  get threadCount(): number {
+    return this.threads.threadCount;
+  }
+
+  /** Ends the parser threads if none is busy (ThreadPool.releaseIdleThreads). */
+  releaseIdleThreads(): Promise<boolean> {
+    return this.threads.releaseIdleThreads();
+  }
+
   close(): Promise<void> {
     return this.threads.close();
   }

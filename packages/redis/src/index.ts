@@ -1,6 +1,7 @@
 import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
 import { parseRedisUrl, type RedisTarget } from './url.js';
 
+export { surviveRedisOutageRejections } from './outage-rejections.js';
 export { parseRedisUrl, deploymentKeyPrefix, RedisUrlError, type RedisTarget, type RedisKind, type RedisEndpoint, type RedisCredentials } from './url.js';
 
 /** A connection to any of the three deployments REDIS_URL names: one server, a Cluster, or a Sentinel group. */

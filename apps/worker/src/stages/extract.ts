@@ -39,6 +39,10 @@ export const extractStage = defineStage({
   async handle(payload, ctx) {
     if (payload.slice) return readSlice(payload, payload.slice, ctx);
     if (payload.merge) {
+      // The merge runs on this thread and holds the merged document: parser threads left idle by
+      // the slices would add their memory to it (docs/architecture.md, "Memory").
+      const released = await ctx.parsePool.releaseIdleThreads();
+      if (released) ctx.logger.debug('idle parser threads ended before the merge');
       const document = await readableDocument(payload, ctx);
       await routeAndAssemble(payload, document, await mergeSlices(payload, payload.merge, ctx), ctx);
       return undefined;

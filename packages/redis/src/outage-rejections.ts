@@ -1,0 +1,22 @@
+import { isRedisUnavailableError } from './index.js';
+
+/**
+ * A command that fails while Redis is unreachable or failing over can reject a promise nothing
+ * awaits: BullMQ's internals did so during a Redis Cluster failover (CLUSTERDOWN, "Too many
+ * Cluster redirections"). Node ends a process on an unhandled rejection, which would turn an
+ * outage every process rides through (commands are retried, jobs are taken over, leases fence
+ * late writes) into every consumer and API process crashing at once. This marks such rejections
+ * handled and reports them; any other unhandled rejection still ends the process, as Node's
+ * default would (a bug must not be swallowed). Returns the uninstaller.
+ */
+export function surviveRedisOutageRejections(report: (error: Error) => void): () => void {
+  const listener = (reason: unknown, promise: Promise<unknown>) => {
+    if (!isRedisUnavailableError(reason)) throw reason;
+    promise.catch(() => undefined);
+    report(reason as Error);
+  };
+  process.on('unhandledRejection', listener);
+  return () => {
+    process.off('unhandledRejection', listener);
+  };
+}
