@@ -43,6 +43,8 @@ describe('ParsePool.releaseIdleThreads', () => {
   it('leaves the threads alone while a parse runs, and that parse completes', async () => {
     const pool = new ParsePool({ threads: 2, maxHeapMb: 512, timeoutMs: 60_000 });
     try {
+      // A thread exists before the long parse starts: only the task in flight keeps it alive.
+      await pool.parse({ path: small, mediaType: PDF_MEDIA_TYPE });
       const running = pool.parse({ path: large, mediaType: PDF_MEDIA_TYPE });
       expect(await pool.releaseIdleThreads()).toBe(false);
       const parsed = await running;
