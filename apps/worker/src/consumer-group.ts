@@ -36,7 +36,7 @@ export async function startConsumerGroup(roles: readonly ConsumerRole[], config:
   try {
     const consumers: RunningConsumer[] = [];
     for (const stage of stages) {
-      const consumer = await startConsumer(stage, config, logger, resources);
+      const consumer = await startConsumer(stage, config, logger, resources, stages);
       consumers.push(consumer);
       running.push(consumer);
     }

@@ -4,6 +4,7 @@ import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Stage } from '@readpack/config';
 import type { JobErrorCode, JobStateStore } from '@readpack/job-state';
 import type { Logger } from '@readpack/logging';
+import { isAssembledInPlace } from './assembled-in-place.js';
 import { CONSUMER_METRICS_PUSH_MS, CONSUMER_METRICS_TTL_MS, consumerMetricsIndexKey, consumerMetricsKey } from '@readpack/queues';
 
 /*
@@ -47,7 +48,12 @@ export function startConsumerMetrics({ stage, worker, concurrency, connection, p
     buckets: DURATION_BUCKETS,
     registers: [registry],
   });
-  const pages = new Counter({ name: 'readpack_stage_pages_total', help: 'Pages finished: render and OCR count their page jobs, assemble the pages of the documents it completed (rate() gives pages per second).', labelNames: ['stage'], registers: [registry] });
+  const pages = new Counter({
+    name: 'readpack_stage_pages_total',
+    help: 'Pages finished: render and OCR count their page jobs, assemble the pages of the documents completed (rate() gives pages per second).',
+    labelNames: ['stage'],
+    registers: [registry],
+  });
   const failures = new Counter({ name: 'readpack_job_failures_total', help: 'Jobs failed for good, by stage and error code.', labelNames: ['stage', 'code'], registers: [registry] });
   const takeovers = new Counter({ name: 'readpack_takeovers_total', help: 'Jobs whose lock lapsed (dead or stuck consumer) and were taken over.', labelNames: ['stage'], registers: [registry] });
   const active = new Gauge({ name: 'readpack_stage_active_jobs', help: 'Jobs running now (OCR and MinerU: engine slots in use).', labelNames: ['stage'], registers: [registry] });
@@ -77,9 +83,11 @@ export function startConsumerMetrics({ stage, worker, concurrency, connection, p
     if (job.id !== undefined) startedAt.set(job.id, performance.now());
     active.set(labels, startedAt.size);
   });
-  worker.on('completed', (job) => {
+  worker.on('completed', (job, result) => {
     ended(job, 'completed');
     if (isPageJob(job)) pages.inc(labels);
+    // A document its extract job assembled in place counts where every assembled document does.
+    else if (stage === 'extract' && isAssembledInPlace(result) && PAGED.test(sourceTypeOf(job) ?? '') && result.pages > 0) pages.inc({ stage: 'assemble' }, result.pages);
     else if (stage === 'assemble') {
       documentPages(state, job).then(
         (n) => n > 0 && pages.inc(labels, n),
@@ -128,14 +136,20 @@ function isPageJob(job: Job): boolean {
  * images, slides) and steps for the others (extract.ts), so only paged ones are counted.
  */
 async function documentPages(state: JobStateStore, job: Job): Promise<number> {
-  const data = job.data as { jobId?: unknown; source?: { mediaType?: unknown } } | undefined;
-  const jobId = data?.jobId;
+  const jobId = (job.data as { jobId?: unknown } | undefined)?.jobId;
   if (typeof jobId !== 'string') return 0;
   // The payload names the upload's type, as the record does: a document that is not paged costs no read.
-  if (typeof data?.source?.mediaType === 'string' && !PAGED.test(data.source.mediaType)) return 0;
+  const mediaType = sourceTypeOf(job);
+  if (mediaType !== undefined && !PAGED.test(mediaType)) return 0;
   const record = await state.getJob(jobId);
   if (!record || record.status !== 'done' || !PAGED.test(record.source.mediaType)) return 0;
   return record.progress.total;
+}
+
+/** The upload's media type, as the job's payload names it. */
+function sourceTypeOf(job: Job): string | undefined {
+  const mediaType = (job.data as { source?: { mediaType?: unknown } } | undefined)?.source?.mediaType;
+  return typeof mediaType === 'string' ? mediaType : undefined;
 }
 
 const PAGED = /^(application\/pdf|image\/|application\/vnd\.openxmlformats-officedocument\.presentationml)/;

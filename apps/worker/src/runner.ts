@@ -95,9 +95,9 @@ export function stageStateStore(stage: Stage, resources: ConsumerResources, conf
  * Starts one stage's BullMQ consumer in this process, plus the stage's dead-letter worker. Alone
  * (no `shared`), it opens its own resources and runs the process's maintenance worker (see
  * maintenance/maintenance.ts); given `shared`, the process that passed them owns both
- * (consumer-group.ts).
+ * (consumer-group.ts). `group`: every stage this process consumes.
  */
-export async function startConsumer(stage: Stage, config: Config, logger: Logger, shared?: ConsumerResources): Promise<RunningConsumer> {
+export async function startConsumer(stage: Stage, config: Config, logger: Logger, shared?: ConsumerResources, group: readonly Stage[] = [stage]): Promise<RunningConsumer> {
   const handler = await handlerFor(stage);
   const lease = leaseSettings(stage, config.leases);
   const resources = shared ?? (await openConsumerResources(stage, config, logger));
@@ -113,7 +113,7 @@ export async function startConsumer(stage: Stage, config: Config, logger: Logger
   const ctx: RunnerContext = {
     handler,
     state,
-    base: { config, storage, producer, converterAvailable: async () => (await readConverter(connection, config.redis.prefix)) !== undefined },
+    base: { config, storage, producer, converterAvailable: async () => (await readConverter(connection, config.redis.prefix)) !== undefined, assemblesHere: group.includes('assemble') },
     needed,
     deadLetters: new DeadLetterWriter(stage, connection, config.redis.prefix, (error) => logger.warn('dead-letter queue connection error', { stage, error: error.message })),
     logger,

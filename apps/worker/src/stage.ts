@@ -39,6 +39,12 @@ export interface BaseServices {
   producer: QueueProducer;
   /** Whether some convert consumer is running (packages/queues/src/converter.ts), read from Redis. */
   converterAvailable(): Promise<boolean>;
+  /**
+   * This process consumes assemble too (a consumer group, as `npm start` runs the light stages):
+   * an extract job assembles a document with nothing to wait for itself rather than queue its
+   * assemble job to this same process (stages/extract.ts).
+   */
+  assemblesHere: boolean;
 }
 
 export interface JobContext {

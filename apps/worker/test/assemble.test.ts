@@ -40,6 +40,7 @@ beforeAll(async () => {
     state: store.leased(lease),
     producer: new QueueProducer(redis, prefix, { onError: () => undefined }),
     converterAvailable: () => Promise.resolve(false),
+    assemblesHere: false,
   };
 });
 afterAll(async () => {

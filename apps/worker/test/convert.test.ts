@@ -45,6 +45,7 @@ beforeAll(async () => {
     state: new JobStateStore(redis, { prefix, ttl: { queuedSeconds: 60, processingSeconds: 60, resultSeconds: 60 }, leaseMs: 1_000, actor: 'test:1' }).leased({ series: 1, holder: 'convert:test', epoch: 1, token: 'tok' }),
     producer: new QueueProducer(redis, prefix, { onError: () => undefined }),
     converterAvailable: () => Promise.resolve(true),
+    assemblesHere: false,
   };
   secrets = await openSecretBox(resolve(config.dataDir));
 });

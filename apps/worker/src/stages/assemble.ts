@@ -45,7 +45,6 @@ export const assembleStage = defineStage({
   failureOwner: 'job',
   waitsForChildren: true,
   async handle(payload, ctx) {
-    const { storage, state, logger } = ctx;
     // Fan-in: the children's results read and the package built from them.
     const manifest = await inSpan(SPAN.assemble, {}, async (span): Promise<PackageManifest> => {
       // A flow with no children (a text-layer document read locally) has no values to read.
@@ -73,11 +72,31 @@ export const assembleStage = defineStage({
       span?.setAttribute(ATTR.children, children.results.length + children.failures.length);
       return manifest;
     });
-    const written = await inSpan(SPAN.packageWrite, {}, () => storage.packages.write(manifest));
-    const result = await inSpan(SPAN.terminalWrite, { attributes: { [ATTR.outcome]: 'done' } }, () => state.complete(payload, written));
-    logger.info('package written', { packageId: written.packageId, size: written.size, sha256: written.sha256, recorded: result.applied, fallback: manifest.fallback?.reason.code });
+    await finishPackage(payload, manifest, ctx);
   },
 });
+
+/**
+ * The document's end: its package written (atomically, under the job's own id), then the record
+ * `done` under this job's lease. Shared by assemble and by an extract job that assembles a
+ * document with nothing to wait for in place (assembleInPlace).
+ */
+async function finishPackage(payload: AssemblePayload, manifest: PackageManifest, { storage, state, logger }: StageContext): Promise<void> {
+  const written = await inSpan(SPAN.packageWrite, {}, () => storage.packages.write(manifest));
+  const result = await inSpan(SPAN.terminalWrite, { attributes: { [ATTR.outcome]: 'done' } }, () => state.complete(payload, written));
+  logger.info('package written', { packageId: written.packageId, size: written.size, sha256: written.sha256, recorded: result.applied, fallback: manifest.fallback?.reason.code });
+}
+
+/**
+ * A locally read document with no children (no OCR page, no MinerU call), assembled by the extract
+ * job that read it when its process consumes assemble too (`ctx.assemblesHere`): the same package
+ * as the assemble stage builds from the stored extraction (fromExtraction), without storing the
+ * extraction, queueing a job to this same process and reading the extraction back.
+ */
+export async function assembleInPlace(payload: AssemblePayload, extraction: Extraction, ctx: StageContext): Promise<void> {
+  const manifest = await inSpan(SPAN.assemble, { attributes: { [ATTR.children]: 0 } }, () => Promise.resolve(fromExtraction(payload, extraction)));
+  await finishPackage(payload, manifest, ctx);
+}
 
 type ChildFailure = ChildFailed;
 type ChildResult = PageChildResult | MineruChildResult;

@@ -5,6 +5,8 @@ import { nativeTesseractVersion, TESSERACT_VERSION } from '@readpack/ocr/version
 import { ATTR, inSpan, SPAN } from '@readpack/tracing';
 import { mergePdfSlices, parsedDocument, PDF_MEDIA_TYPE, pdfTextLayerOrigin, type ParsedDocument, type ParseInput, type ParseOptions, type PdfOutlineEntry } from '@readpack/parsers';
 import { childValues } from '../child-results.js';
+import { assembleInPlace } from './assemble.js';
+import type { AssembledInPlace } from '../assembled-in-place.js';
 import { putJson } from '../json-chunks.js';
 import type { BlobPointer } from '@readpack/queues';
 import { readPointer, slicePlan, slicesInOrder, storeSlice, textLayerRuns, type PageRange, type SliceDone, type StoredSlice } from '../pdf-slices.js';
@@ -24,6 +26,9 @@ import { defineStage, type StageContext } from '../stage.js';
  * document's assemble job with the children it waits for: a MinerU call, or one render → OCR
  * chain per page that needs OCR (ocr-routing.ts; an image is one such page). Every id in that
  * flow is derived from the job id, so a re-delivered extract (at-least-once) adds nothing new.
+ * A document read whole with no children, in a process that consumes assemble too, is assembled
+ * by this job instead (assembleInPlace): a hop through Redis back to the same process would only
+ * add a queue round, a job and a stored copy of the extraction.
  *
  * A PDF of more than PDF_SLICE_ABOVE pages is read in slices instead: this job reads its page
  * count and outline only, and adds a merge job (an extract job) waiting on one extract job per
@@ -44,7 +49,8 @@ export const extractStage = defineStage({
       const released = await ctx.parsePool.releaseIdleThreads();
       if (released) ctx.logger.debug('idle parser threads ended before the merge');
       const document = await readableDocument(payload, ctx);
-      await routeAndAssemble(payload, document, await mergeSlices(payload, payload.merge, ctx), ctx);
+      // Never in place: the merged document already sits in this extract consumer's memory.
+      await routeAndAssemble(payload, document, await mergeSlices(payload, payload.merge, ctx), ctx, false);
       return undefined;
     }
     const { storage, logger } = ctx;
@@ -57,7 +63,7 @@ export const extractStage = defineStage({
     }
     const document = await readableDocument(payload, ctx);
     const isImage = document.mediaType.startsWith('image/');
-    let extraction: StoredExtraction | 'sliced' | undefined;
+    let extraction: ReadExtraction | 'sliced' | undefined;
     try {
       extraction =
         payload.options.engine === 'mineru'
@@ -75,17 +81,17 @@ export const extractStage = defineStage({
       throw error;
     }
     if (extraction === 'sliced') return undefined;
-    await routeAndAssemble(payload, document, extraction, ctx);
-    return undefined;
+    return routeAndAssemble(payload, document, extraction, ctx, ctx.assemblesHere);
   },
 });
 
 /**
  * What follows reading a document: choose the engine, and add the document's assemble job with
- * the children it waits for (a MinerU call, or a render → OCR chain per page that needs OCR).
+ * the children it waits for (a MinerU call, or a render → OCR chain per page that needs OCR) —
+ * or, with none to wait for and `inPlace`, assemble it here.
  */
-async function routeAndAssemble(payload: ExtractPayload, document: SourceRef, extraction: StoredExtraction | undefined, ctx: StageContext): Promise<void> {
-  const { producer, state, logger, config } = ctx;
+async function routeAndAssemble(payload: ExtractPayload, document: SourceRef, extraction: ReadExtraction | undefined, ctx: StageContext, inPlace: boolean): Promise<AssembledInPlace | undefined> {
+  const { producer, state, logger, config, storage } = ctx;
   const isImage = document.mediaType.startsWith('image/');
   const engine = chooseEngine(payload.options, extraction?.document, document.mediaType, config);
   const ref = jobRefFields(payload);
@@ -112,19 +118,17 @@ async function routeAndAssemble(payload: ExtractPayload, document: SourceRef, ex
   // Progress counts pages for paged documents (text-layer pages are done now), else steps.
   const pageCount = extraction?.document.pages?.length ?? 0;
   await state.progress(payload, pageCount > 0 ? { done: pageCount - ocrPages.length, total: pageCount } : { done: 1, total: 2 }, ocrPages.length > 0 ? 'ocr' : 'extract');
+  const assemble = { ...jobRefFields(payload), source: payload.source, options: payload.options, ...(payload.secrets ? { secrets: payload.secrets } : {}) };
+  if (inPlace && extraction && children.length === 0) {
+    await assembleInPlace({ ...assemble, children: 0 }, extraction.read, ctx);
+    return { assembledInPlace: true, pages: pageCount };
+  }
+  const stored = extraction && (await putJson(storage.blobs, extraction.read));
   // The document keeps the priority its tenant's admission gave it (fairness between tenants).
-  await producer.addAssembleFlow(
-    {
-      ...jobRefFields(payload),
-      source: payload.source,
-      options: payload.options,
-      extraction: extraction && { sha256: extraction.sha256 },
-      ...(payload.secrets ? { secrets: payload.secrets } : {}),
-    },
-    children,
-    ctx.job.opts.priority ? { priority: ctx.job.opts.priority } : {},
-  );
+  await producer.addAssembleFlow({ ...assemble, extraction: stored && { sha256: stored.sha256 } }, children, ctx.job.opts.priority ? { priority: ctx.job.opts.priority } : {});
+  return undefined;
 }
+
 
 /** What is read: the upload, or the convert stage's PDF of it (the package's source stays the upload). */
 async function readableDocument(payload: ExtractPayload, { storage }: StageContext): Promise<SourceRef> {
@@ -138,9 +142,9 @@ async function readableDocument(payload: ExtractPayload, { storage }: StageConte
   return document;
 }
 
-/** What extract stored for assemble, and what it read (for routing and the log line). */
-interface StoredExtraction {
-  sha256: string;
+/** What extract read: the extraction for assemble, the document for routing, a summary for the log line. */
+interface ReadExtraction {
+  read: Extraction;
   document: ParsedDocument;
   summary: Record<string, unknown>;
 }
@@ -162,14 +166,12 @@ async function toConvert(payload: ExtractPayload, ctx: StageContext, reason: 'fo
 }
 
 /** An image has no text layer: one empty page, read by OCR. */
-async function imageExtraction({ storage, config }: StageContext): Promise<StoredExtraction> {
+async function imageExtraction({ config }: StageContext): Promise<ReadExtraction> {
   // The engine that will read it (OCR_ENGINE), as the page's own origin will say.
   const engine = config.ocr.engine === 'native' ? { parser: 'tesseract', version: nativeTesseractVersion() } : { parser: 'tesseract.js', version: TESSERACT_VERSION };
   const origin = { ...engine, engine: 'ocr' as const };
   const document: ParsedDocument = parsedDocument({ origin, body: [], pages: [{ index: 0 }] });
-  const extraction: Extraction = { ...document, images: [] };
-  const stored = await storage.blobs.putBuffer(Buffer.from(JSON.stringify(extraction)));
-  return { sha256: stored.sha256, document, summary: { parser: 'image', pages: 1 } };
+  return { read: { ...document, images: [] }, document, summary: { parser: 'image', pages: 1 } };
 }
 
 function parseLimits(config: StageContext['config']): ParseOptions {
@@ -182,8 +184,8 @@ function parseInput(payload: ExtractPayload, document: SourceRef, ctx: StageCont
   return { path, mediaType: document.mediaType, ...(password === undefined ? {} : { password }) };
 }
 
-/** Parses the document in a parser thread and stores the extraction; a PDF over PDF_SLICE_ABOVE pages is handed to its slices instead (`sliced`). */
-async function extractLocally(payload: ExtractPayload, document: SourceRef, ctx: StageContext<'parsePool' | 'secrets'>): Promise<StoredExtraction | 'sliced'> {
+/** Parses the document in a parser thread and stores its images; a PDF over PDF_SLICE_ABOVE pages is handed to its slices instead (`sliced`). */
+async function extractLocally(payload: ExtractPayload, document: SourceRef, ctx: StageContext<'parsePool' | 'secrets'>): Promise<ReadExtraction | 'sliced'> {
   const { storage, parsePool, config } = ctx;
   const { pdfSlices, maxPages } = config.limits;
   const sliceable = document.mediaType === PDF_MEDIA_TYPE && pdfSlices.above < maxPages;
@@ -209,17 +211,15 @@ async function extractLocally(payload: ExtractPayload, document: SourceRef, ctx:
       const { sha256: imageSha, size } = await storage.blobs.putBuffer(image.data);
       images.push({ name: image.name, mediaType: image.mediaType, sha256: imageSha, size, ...(image.page === undefined ? {} : { page: image.page }), ...(image.width === undefined || image.height === undefined ? {} : { width: image.width, height: image.height }) });
     }
-    return storeExtraction(payload.rendition, { ...parsed, images }, storage);
+    return asRead(payload.rendition, { ...parsed, images });
   });
 }
 
-/** Stores what was read for assemble. A converted document's origin is its converter (the package's `origin`); its pages and blocks keep the origin of what read the PDF. */
-async function storeExtraction(rendition: RenditionRef | undefined, read: Extraction, storage: StageContext['storage']): Promise<StoredExtraction> {
+/** What was read, for assemble. A converted document's origin is its converter (the package's `origin`); its pages and blocks keep the origin of what read the PDF. */
+function asRead(rendition: RenditionRef | undefined, read: Extraction): ReadExtraction {
   const origin = rendition ? { parser: rendition.parser, version: rendition.version, engine: read.origin.engine } : read.origin;
-  const extraction: Extraction = { ...read, origin };
-  const stored = await putJson(storage.blobs, extraction);
   const summary = { parser: read.origin.parser, pages: read.pages?.length, tables: read.tables.length, images: read.images.length, chars: read.text.length };
-  return { sha256: stored.sha256, document: { ...read, images: [] }, summary };
+  return { read: { ...read, origin }, document: { ...read, images: [] }, summary };
 }
 
 /**
@@ -281,7 +281,7 @@ async function readSlice(payload: ExtractPayload, range: SliceRange, ctx: StageC
 }
 
 /** The merge job: the slices it waited for, merged in page order (one slice's pages in memory at a time) and stored as the document's extraction. */
-async function mergeSlices(payload: ExtractPayload, merge: { pages: number; outline?: { sha256: string; size: number } | undefined }, { storage, job }: StageContext): Promise<StoredExtraction> {
+async function mergeSlices(payload: ExtractPayload, merge: { pages: number; outline?: { sha256: string; size: number } | undefined }, { storage, job }: StageContext): Promise<ReadExtraction> {
   const slices = slicesInOrder(await childValues<SliceDone>(job), merge.pages);
   const outline = merge.outline ? (JSON.parse((await readPointer(storage, merge.outline)).toString('utf8')) as PdfOutlineEntry[]) : [];
   const images: Extraction['images'][] = slices.map(() => []);
@@ -295,5 +295,5 @@ async function mergeSlices(payload: ExtractPayload, merge: { pages: number; outl
     },
   }));
   const parsed = await mergePdfSlices(sources, outline, pdfTextLayerOrigin());
-  return storeExtraction(payload.rendition, { ...parsed, images: images.flat() }, storage);
+  return asRead(payload.rendition, { ...parsed, images: images.flat() });
 }
