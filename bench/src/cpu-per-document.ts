@@ -13,7 +13,7 @@
  * The table goes to the `bench:cpu-per-doc` section of docs/benchmarks.md; the profile summary
  * (BENCH_CPU_PROFILE) only to stdout.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
@@ -61,6 +61,22 @@ function sampleCpu(pids: readonly { pid: number; name: string }[]): Map<number, 
     if (total !== undefined && main !== undefined) samples.set(pid, { name, total, main });
   }
   return samples;
+}
+
+/** CPU ms of every thread of a process by thread id (all named `node`: told apart by when they started, in the report). */
+function threadCpu(pid: number): Map<number, number> {
+  const threads = new Map<number, number>();
+  let tids: string[] = [];
+  try {
+    tids = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return threads;
+  }
+  for (const tid of tids) {
+    const ms = statCpuMs(`/proc/${pid}/task/${tid}/stat`);
+    if (ms !== undefined) threads.set(Number(tid), ms);
+  }
+  return threads;
 }
 
 function monotonicMicros(): number {
@@ -139,10 +155,12 @@ async function main(): Promise<void> {
   const idleSeconds = (performance.now() - idleStarted) / 1000;
 
   const before = sampleCpu(pids);
+  const threadsBefore = new Map(pids.map(({ pid }) => [pid, threadCpu(pid)]));
   const window = { from: monotonicMicros(), to: 0 };
   const run = await runThrough(deployment, redisUrl, files, 'docx', UPLOAD_CONCURRENCY);
   window.to = monotonicMicros();
   const after = sampleCpu(pids);
+  const threadsAfter = new Map(pids.map(({ pid }) => [pid, threadCpu(pid)]));
   await deployment.stop();
 
   const f = (n: number, digits = 2) => n.toFixed(digits);
@@ -178,6 +196,17 @@ async function main(): Promise<void> {
       ...rows,
     ].join('\n'),
   );
+
+  // Threads in the order they started (thread ids grow): the main thread, V8's platform workers,
+  // then libuv's pool and worker threads as they were first needed.
+  for (const { pid, name } of pids) {
+    const start = threadsBefore.get(pid);
+    const end = threadsAfter.get(pid);
+    if (!start || !end || name === 'redis-server') continue;
+    const busy = [...end].map(([tid, ms]) => [tid, (ms - (start.get(tid) ?? 0)) / DOCS] as const).filter(([, ms]) => ms > 0.05);
+    if (busy.length === 0) continue;
+    console.log(`${name} (pid ${pid}), CPU ms per document by thread (thread id: ms): ${busy.map(([tid, ms]) => `${tid === pid ? 'main' : tid - pid}: ${f(ms)}`).join(', ')}`);
+  }
 
   if (profileDir) {
     for (const { pid, name } of pids) {
