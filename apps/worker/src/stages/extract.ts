@@ -195,6 +195,9 @@ async function extractLocally(payload: ExtractPayload, document: SourceRef, ctx:
       if (!sliceable) return parsePool.parse(input, parseLimits(config));
       const plan = await parsePool.planPdf(input, parseLimits(config), pdfSlices.above);
       if (plan.kind === 'whole') return plan.document;
+      // The plan opened the whole document in a parser thread, which would keep that memory under
+      // the slices this consumer reads next (docs/architecture.md, "Memory"): ended if idle.
+      await parsePool.releaseIdleThreads();
       // A PDF opened with a password is not split: its parts would be stored decrypted.
       return { ...plan, ranges: input.password === undefined ? await splitIntoSlices(path, plan.pages, ctx) : slicePlan(plan.pages, pdfSlices.pages) };
     });
