@@ -7,8 +7,6 @@ import { assertOle2, errorMessage } from './ooxml.js';
 import { DocumentError, type ParseInput, type ParsedDocument, type PartOrigin } from './types.js';
 import { libraryOrigin } from './versions.js';
 
-export const DOC_MEDIA_TYPE = 'application/msword';
-
 /** word-extractor's text: paragraphs end with a line break; cell and row marks are tabs and line breaks. */
 function lines(text: string): string[] {
   return text

@@ -11,8 +11,6 @@ import { ownVersion } from './versions.js';
 import { assertSafeOfficeZip } from './zip-bomb-guard.js';
 import { readZipTexts } from './zip-entries.js';
 
-export const EPUB_MEDIA_TYPE = 'application/epub+zip';
-
 const CONTENT_TYPES = new Set(['application/xhtml+xml', 'text/html']);
 /** Font obfuscation (IDPF, Adobe) is listed in encryption.xml too, and hides nothing of the text. */
 const FONT_OBFUSCATION = /http:\/\/www\.idpf\.org\/2008\/embedding|http:\/\/ns\.adobe\.com\/pdf\/enc#RC/;

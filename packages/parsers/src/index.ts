@@ -1,13 +1,8 @@
-import { parseDocx } from './docx.js';
 import { resolveLimits } from './limits.js';
 import { parsePdf, parsePdfSlice, planPdf, type PdfPlan, type PdfSlice } from './pdf.js';
 export { pdfTextLayerOrigin } from './pdf.js';
-import { parsePptx } from './pptx.js';
 import { parseText, TEXT_MEDIA_TYPES } from './text.js';
-import { DOC_MEDIA_TYPE, parseDoc } from './doc.js';
-import { EPUB_MEDIA_TYPE, parseEpub } from './epub.js';
 import { DocumentError, type ParseInput, type ParseOptions, type ParsedDocument } from './types.js';
-import { parseSpreadsheet, parseXlsx } from './xlsx.js';
 
 export * from './types.js';
 export { DEFAULT_LIMITS } from './limits.js';
@@ -35,7 +30,8 @@ export const PDF_MEDIA_TYPE = 'application/pdf';
 export const PPTX_MEDIA_TYPE = 'application/vnd.openxmlformats-officedocument.presentationml.presentation';
 export const XLS_MEDIA_TYPE = 'application/vnd.ms-excel';
 export const ODS_MEDIA_TYPE = 'application/vnd.oasis.opendocument.spreadsheet';
-export { DOC_MEDIA_TYPE, EPUB_MEDIA_TYPE };
+export const DOC_MEDIA_TYPE = 'application/msword';
+export const EPUB_MEDIA_TYPE = 'application/epub+zip';
 
 /** Media types `parseDocument` accepts (compared without parameters, case-insensitively). */
 export const SUPPORTED_MEDIA_TYPES: readonly string[] = Object.freeze([
@@ -62,6 +58,10 @@ export function isSupportedMediaType(mediaType: string): boolean {
 /**
  * Parses the document at `input.path` by its (sniffed) media type. Problems with the document
  * itself reject with `DocumentError`; anything else (I/O errors, bugs) rejects as is.
+ *
+ * The PDF and text readers are loaded with this module (a large PDF's plan and slices use them);
+ * the Office, DOC and EPUB readers on their first document: a parser thread that reads PDFs never
+ * holds SheetJS or word-extractor (~12 MB of RSS), and one that starts for a DOCX loads less.
  */
 export async function parseDocument(input: ParseInput, options: ParseOptions = {}): Promise<ParsedDocument> {
   const limits = resolveLimits(options);
@@ -70,19 +70,19 @@ export async function parseDocument(input: ParseInput, options: ParseOptions = {
     case PDF_MEDIA_TYPE:
       return parsePdf(input, limits);
     case DOCX_MEDIA_TYPE:
-      return parseDocx(input, limits);
+      return (await import('./docx.js')).parseDocx(input, limits);
     case XLSX_MEDIA_TYPE:
-      return parseXlsx(input, limits);
+      return (await import('./xlsx.js')).parseXlsx(input, limits);
     case PPTX_MEDIA_TYPE:
-      return parsePptx(input, limits);
+      return (await import('./pptx.js')).parsePptx(input, limits);
     case XLS_MEDIA_TYPE:
-      return parseSpreadsheet(input, 'XLS', limits);
+      return (await import('./xlsx.js')).parseSpreadsheet(input, 'XLS', limits);
     case ODS_MEDIA_TYPE:
-      return parseSpreadsheet(input, 'ODS', limits);
+      return (await import('./xlsx.js')).parseSpreadsheet(input, 'ODS', limits);
     case DOC_MEDIA_TYPE:
-      return parseDoc(input);
+      return (await import('./doc.js')).parseDoc(input);
     case EPUB_MEDIA_TYPE:
-      return parseEpub(input, limits);
+      return (await import('./epub.js')).parseEpub(input, limits);
     case 'text/plain':
     case 'text/markdown':
     case 'text/csv':
