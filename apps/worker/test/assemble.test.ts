@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { Queue, type Job, type Worker } from 'bullmq';
@@ -9,7 +10,6 @@ import { bullPrefix, QueueProducer, type AssemblePayload } from '@readpack/queue
 import { parseDocument } from '@readpack/parsers';
 import { walkBlocks, type PackageManifest } from '@readpack/reading-package';
 import { assertValidPackage, connectTestRedis, corpusManifest, deleteKeysWithPrefix, fixturePath, testRedisUrl } from '@readpack/testing';
-import { Redis } from 'ioredis';
 import type { RedisClient } from '@readpack/redis';
 import { testConfig } from '../../../test/harness.js';
 import type { Extraction } from '../src/extraction.js';
@@ -93,24 +93,59 @@ describe('a flow without children', () => {
     const queue = new Queue('assemble', { connection: redis, prefix: bullPrefix(prefix) });
     ctx.job = await queue.add('assemble', payload, { jobId: bullJobId });
     await queue.close();
-    // MONITOR is a single server's command: this test runs on the standalone test Redis.
-    const watcher = new Redis(testRedisUrl());
-    const monitor = await watcher.monitor();
-    const reads: string[] = [];
-    monitor.on('monitor', (_time: string, args: string[]) => {
-      const key = args.find((a) => a.startsWith(`${bullPrefix(prefix)}:assemble:${bullJobId}:`));
-      if (key) reads.push(`${args[0]} ${key.slice(key.lastIndexOf(':') + 1)}`);
-    });
+    const keyStart = `${bullPrefix(prefix)}:assemble:${bullJobId}:`;
+    const monitor = await startMonitor();
     try {
       await store.createJob({ jobId: payload.jobId, tenant: 'default', source: payload.source });
       await store.start({ jobId: payload.jobId }, 'assemble', { ...lease, holder: `assemble:${bullJobId}` });
       await assembleStage.handle(payload, { ...ctx, state: store.leased({ ...lease, holder: `assemble:${bullJobId}` }) });
       expect((await store.getJob(payload.jobId))?.status).toBe('done');
+      const commands = await monitor.until(`end-of-${bullJobId}`);
+      return commands.flatMap((args) => {
+        const key = args.find((a) => a.startsWith(keyStart));
+        return key ? [`${args[0]} ${key.slice(key.lastIndexOf(':') + 1)}`] : [];
+      });
     } finally {
-      monitor.disconnect();
-      watcher.disconnect();
+      monitor.stop();
     }
-    return reads;
+  }
+
+  /**
+   * MONITOR of the standalone test Redis (a single server's command) through redis-cli: ioredis'
+   * monitor mode fails ("Command queue state error") when a monitored line arrives in the same read
+   * as MONITOR's OK, which other suites' traffic on the shared server makes possible. `until(mark)`
+   * sends ECHO mark and returns every command seen before it, each as its arguments.
+   */
+  async function startMonitor(): Promise<{ until(mark: string): Promise<string[][]>; stop(): void }> {
+    const cli = spawn('redis-cli', ['-u', testRedisUrl(), 'monitor'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const lines: string[] = [];
+    let pending = '';
+    const waiters: (() => void)[] = [];
+    cli.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      pending += chunk;
+      const complete = pending.split('\n');
+      pending = complete.pop() ?? '';
+      lines.push(...complete);
+      for (const wake of waiters.splice(0)) wake();
+    });
+    const seen = async (test: (line: string) => boolean): Promise<number> => {
+      for (;;) {
+        const at = lines.findIndex(test);
+        if (at >= 0) return at;
+        if (cli.exitCode !== null) throw new Error(`redis-cli monitor exited with ${cli.exitCode}`);
+        await new Promise<void>((wake) => waiters.push(wake));
+      }
+    };
+    await seen((line) => line.trim() === 'OK');
+    return {
+      async until(mark) {
+        await redis.echo(mark);
+        const end = await seen((line) => line.includes(`"echo" "${mark}"`));
+        // A monitored line: `<time> [<db> <client>] "<command>" "<arg>"…`, each argument quoted.
+        return lines.slice(0, end).map((line) => [...line.matchAll(/"((?:[^"\\]|\\.)*)"/g)].map((m) => m[1]!));
+      },
+      stop: () => void cli.kill(),
+    };
   }
 
   it('says so in its payload, and assemble does not ask Redis for children it has not got', async () => {
