@@ -129,7 +129,6 @@ async function routeAndAssemble(payload: ExtractPayload, document: SourceRef, ex
   return undefined;
 }
 
-
 /** What is read: the upload, or the convert stage's PDF of it (the package's source stays the upload). */
 async function readableDocument(payload: ExtractPayload, { storage }: StageContext): Promise<SourceRef> {
   const document: SourceRef = payload.rendition
