@@ -56,6 +56,31 @@ describe('upload → extract → assemble → package', () => {
   }, 120_000);
 });
 
+describe('a large package', () => {
+  it('is streamed as it is serialized: the stored manifest without its tenant, as the compact JSON res.json sends', async () => {
+    // ~600 KB of text: the package is many serializer chunks (64 Ki characters each).
+    const paragraphs = Array.from({ length: 3_000 }, (_, i) => `Absatz ${i}: Große Dokumente werden Stück für Stück geschrieben — 大文件 🙂.`);
+    const res = await upload(base, [{ name: 'long.md', data: Buffer.from(`# Lang\n\n${paragraphs.join('\n\n')}\n`) }]);
+    expect(res.status).toBe(202);
+    const { jobId } = (await res.json()) as { jobId: string };
+    expect((await pollUntilTerminal(base, jobId, 90_000)).at(-1)).toMatchObject({ status: 'done' });
+    const answer = await fetch(`${base}/api/files/job/${jobId}/package`);
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    // Streamed: no length known up front (a one-chunk package is sent with its length, as res.json sends it).
+    expect(answer.headers.get('content-length')).toBeNull();
+    const body = await answer.text();
+    const manifest = JSON.parse(body) as { text: string; tenant?: string; body: unknown[] };
+    // Compact JSON, keys in the stored order: exactly what res.json would have sent.
+    expect(body).toBe(JSON.stringify(manifest));
+    expect(body.length).toBeGreaterThan(10 * 64 * 1024);
+    expect(manifest.tenant).toBeUndefined();
+    for (const paragraph of paragraphs) expect(manifest.text).toContain(paragraph);
+    expect(manifest.body.length).toBeGreaterThan(3_000);
+    assertValidPackage(manifest);
+  }, 120_000);
+});
+
 describe('status contract', () => {
   it('404 job_not_found for an unknown id, with X-Served-By', async () => {
     const res = await fetch(`${base}/api/files/job/job_AAAAAAAAAAAAAAAAAAAAAA`);

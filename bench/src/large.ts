@@ -44,6 +44,8 @@ interface Outcome extends Scenario {
   parserSeconds?: number;
   /** Per extract consumer: RSS idle after start-up, and its peak during the run. */
   consumers: { idle: number; peak: number }[];
+  /** The assemble consumer, likewise: it holds the merged document's extraction and writes the package. */
+  assembler: { idle: number; peak: number };
 }
 
 /**
@@ -99,12 +101,12 @@ async function runScenario(scenario: Scenario, baseEnv: NodeJS.ProcessEnv, apiPo
   };
   const stops = [];
   const extracts = Array.from({ length: EXTRACT_CONSUMERS }, () => start('extract'));
-  start('assemble');
+  const assembler = start('assemble');
   for (const child of spawned) stops.push(stopOnCleanUp(child));
   try {
-    const idle = await settledRss(extracts);
+    const idle = await settledRss([...extracts, assembler]);
     const peak = [...idle];
-    const sampler = setInterval(() => extracts.forEach((c, i) => (peak[i] = Math.max(peak[i]!, rssMb(c.pid!)))), 100);
+    const sampler = setInterval(() => [...extracts, assembler].forEach((c, i) => (peak[i] = Math.max(peak[i]!, rssMb(c.pid!)))), 100);
     const pdftotextSeconds = pdftotext(scenario.path);
     const parserSeconds = scenario.sliced ? await parserAlone(scenario.path, Number(baseEnv.PDF_SLICE_PAGES), work) : undefined;
     const form = new FormData();
@@ -129,7 +131,7 @@ async function runScenario(scenario: Scenario, baseEnv: NodeJS.ProcessEnv, apiPo
     const seconds = (Date.now() - started) / 1000;
     clearInterval(sampler);
     console.log(`${scenario.label}: ${status} in ${seconds.toFixed(1)} s (pdftotext ${pdftotextSeconds.toFixed(1)} s${parserSeconds === undefined ? '' : `, our parser alone ${parserSeconds.toFixed(1)} s`})`);
-    return { ...scenario, status, seconds, pdftotextSeconds, ...(parserSeconds === undefined ? {} : { parserSeconds }), consumers: idle.map((i, n) => ({ idle: i, peak: peak[n]! })) };
+    return { ...scenario, status, seconds, pdftotextSeconds, ...(parserSeconds === undefined ? {} : { parserSeconds }), consumers: extracts.map((_, n) => ({ idle: idle[n]!, peak: peak[n]! })), assembler: { idle: idle[EXTRACT_CONSUMERS]!, peak: peak[EXTRACT_CONSUMERS]! } };
   } finally {
     for (const stop of stops) await stop();
   }
@@ -153,6 +155,7 @@ async function settledRss(children: readonly ChildProcess[]): Promise<number[]> 
 }
 
 const growth = (o: Outcome): number => Math.max(...o.consumers.map((c) => c.peak - c.idle));
+const assembleGrowth = (o: Outcome): number => o.assembler.peak - o.assembler.idle;
 
 async function main(): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), 'readpack-bench-large-'));
@@ -198,7 +201,7 @@ async function main(): Promise<void> {
       const ratio = o.seconds / o.pdftotextSeconds;
       const rss = o.consumers.map((c) => `${c.idle.toFixed(0)} → ${c.peak.toFixed(0)}`).join(', ');
       const alone = o.parserSeconds === undefined ? '— | —' : `${o.parserSeconds.toFixed(1)} s | ${(o.seconds / o.parserSeconds).toFixed(2)}×`;
-      return `| ${o.label} | **${o.status}** | ${o.seconds.toFixed(1)} s | ${o.pdftotextSeconds.toFixed(1)} s | ${ratio.toFixed(2)}× | ${alone} | ${rss} MB | ${growth(o).toFixed(0)} MB |`;
+      return `| ${o.label} | **${o.status}** | ${o.seconds.toFixed(1)} s | ${o.pdftotextSeconds.toFixed(1)} s | ${ratio.toFixed(2)}× | ${alone} | ${rss} MB | ${growth(o).toFixed(0)} MB | ${o.assembler.idle.toFixed(0)} → ${o.assembler.peak.toFixed(0)} MB |`;
     });
     const [sliced, whole, huge] = outcomes as [Outcome, Outcome, Outcome];
     const ratio = sliced.seconds / sliced.pdftotextSeconds;
@@ -210,6 +213,7 @@ async function main(): Promise<void> {
       }),
       `Memory: the largest extract consumer growth was ${growth(sliced).toFixed(0)} MB sliced, ${growth(sliced) <= GROWTH_GOAL_MB ? 'within' : 'over'} the ${GROWTH_GOAL_MB} MB goal, against ${growth(whole).toFixed(0)} MB as one job.`,
       `${HUGE} pages: **${huge.status}** in ${huge.seconds.toFixed(1)} s (${(huge.seconds / huge.pdftotextSeconds).toFixed(2)}× pdftotext), largest extract consumer growth ${growth(huge).toFixed(0)} MB, ${(growth(huge) / Math.max(1, growth(sliced))).toFixed(2)}× the ${LARGE}-page sliced run's.`,
+      `The assemble consumer (the merged extraction read, the package built and written) grew by ${assembleGrowth(sliced).toFixed(0)} MB for ${LARGE} pages and ${assembleGrowth(huge).toFixed(0)} MB for ${HUGE}.`,
     ];
     const section = [
       `### \`npm run bench:large\`: large PDFs sliced across extract consumers`,
@@ -218,10 +222,10 @@ async function main(): Promise<void> {
       `Generated text PDFs (packages/testing numberedPdf, ${UNIT_PAGES} pages with a running header, page number, ~40 lines a page, repeated by pdfunite); ${EXTRACT_CONSUMERS} extract consumer processes`,
       `(EXTRACT_CONCURRENCY default) and 1 assemble consumer, fresh for each row; PDF_SLICE_ABOVE=${env.PDF_SLICE_ABOVE}, PDF_SLICE_PAGES=${env.PDF_SLICE_PAGES}.`,
       `Time = upload → \`done\`; pdftotext = poppler's \`pdftotext\` on the same file in the same run, just before the upload; parser alone = our PDF parser (parsePdfPages)`,
-      `on the parts qpdf splits the PDF into, as the slices read them, in ${EXTRACT_CONSUMERS} processes (bench/src/large-parser.ts), in the same run. RSS idle → peak per extract consumer.`,
+      `on the parts qpdf splits the PDF into, as the slices read them, in ${EXTRACT_CONSUMERS} processes (bench/src/large-parser.ts), in the same run. RSS idle → peak per extract consumer, and of the assemble consumer.`,
       '',
-      '| document | status | upload → done | pdftotext | × pdftotext | parser alone | × parser alone | extract RSS idle → peak | largest growth |',
-      '| --- | --- | ---: | ---: | ---: | ---: | ---: | --- | ---: |',
+      '| document | status | upload → done | pdftotext | × pdftotext | parser alone | × parser alone | extract RSS idle → peak | largest growth | assemble RSS idle → peak |',
+      '| --- | --- | ---: | ---: | ---: | ---: | ---: | --- | ---: | --- |',
       ...rows,
       '',
       ...verdicts,

@@ -4,7 +4,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LocalBlobStore } from '@readpack/package-store';
-import { jsonChunks, jsonStream, putJson } from '../src/json-chunks.js';
+import { jsonChunks } from '@readpack/package-store';
+import { jsonStream, putJson } from '../src/json-chunks.js';
 
 describe('jsonChunks', () => {
   it('writes exactly what JSON.stringify writes, skipping what it skips', () => {

@@ -15,6 +15,7 @@ export { S3BlobStore } from './s3/s3-blob-store.js';
 export { S3PackageStore } from './s3/s3-package-store.js';
 export { S3Objects } from './s3/objects.js';
 export { BlobTooLargeError } from './spool.js';
+export { jsonChunks, makeJson, oneOrMore, type MadeJson } from './json-pieces.js';
 export { processScratchDir } from './local-copies.js';
 export {
   ChecksumMismatchError,
@@ -47,7 +48,7 @@ export async function openStorage(dataDir: string, s3?: S3Options): Promise<Stor
     // No janitor sees this process's spool (consumers have their own DATA_DIR): uploads a crash
     // left behind go when a process opens the directory again. A day: no upload is still running.
     await removeOlderThan(spoolDir, Date.now() - SPOOL_LEFTOVER_MS);
-    return { kind: 's3', blobs, packages: new S3PackageStore(objects, blobs), spoolDir, tmpDirs: [spoolDir] };
+    return { kind: 's3', blobs, packages: new S3PackageStore(objects, blobs, spoolDir), spoolDir, tmpDirs: [spoolDir] };
   }
   const blobs = new LocalBlobStore(join(dataDir, 'blobs'));
   const packages = new PackageStore(join(dataDir, 'packages'), blobs);

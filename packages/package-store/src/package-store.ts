@@ -1,6 +1,7 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
+import { makeManifestJson } from './json-pieces.js';
 import type { PackageManifest } from './manifest.js';
 import { ignoreMissing, isMissing } from './missing.js';
 import { PACKAGE_ID, type BlobStore, type PackageIndex, type PackageRepository, type WrittenPackage } from './storage.js';
@@ -12,7 +13,7 @@ import { PACKAGE_ID, type BlobStore, type PackageIndex, type PackageRepository, 
  * the index, then the manifest, each through a temporary file and one rename. Deletion runs the
  * other way (index first), so assets are never served for a package that is going.
  * The manifest is serialized deterministically, so writing the same package twice leaves one
- * byte-identical file.
+ * byte-identical file; a large one is written as it is serialized (makeManifestJson), never whole in memory.
  */
 export class PackageStore implements PackageRepository {
   constructor(
@@ -40,10 +41,11 @@ export class PackageStore implements PackageRepository {
     }
     const index: PackageIndex = { tenant: manifest.tenant, assets: manifest.assets };
     await this.replace(this.indexPathOf(manifest.packageId), Buffer.from(`${JSON.stringify(index)}\n`, 'utf8'));
-    const bytes = Buffer.from(`${JSON.stringify(manifest, null, 1)}\n`, 'utf8');
-    const sha256 = createHash('sha256').update(bytes).digest('hex');
-    await this.replace(this.pathOf(manifest.packageId), bytes);
-    return { packageId: manifest.packageId, size: bytes.length, sha256 };
+    const target = this.pathOf(manifest.packageId);
+    const made = await makeManifestJson(manifest, this.tmpPathFor(target));
+    if (made.kind === 'buffer') await this.replace(target, made.bytes);
+    else await this.moveInto(made.path, target);
+    return { packageId: manifest.packageId, size: made.size, sha256: made.sha256 };
   }
 
   /** The index alone (tenant, assets), or null when the package does not exist. */
@@ -57,8 +59,21 @@ export class PackageStore implements PackageRepository {
     }
   }
 
+  private tmpPathFor(target: string): string {
+    return join(this.root, '.tmp', `${basename(target)}.${process.pid}.${randomBytes(6).toString('hex')}`);
+  }
+
+  private async moveInto(tmp: string, target: string): Promise<void> {
+    try {
+      await rename(tmp, target);
+    } catch (error) {
+      await rm(tmp, { force: true });
+      throw error;
+    }
+  }
+
   private async replace(target: string, bytes: Buffer): Promise<void> {
-    const tmp = join(this.root, '.tmp', `${basename(target)}.${process.pid}.${randomBytes(6).toString('hex')}`);
+    const tmp = this.tmpPathFor(target);
     try {
       await writeFile(tmp, bytes);
       await rename(tmp, target);

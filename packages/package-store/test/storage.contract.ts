@@ -205,6 +205,22 @@ export function storageContract(name: string, open: () => Promise<StorageUnderTe
         expect(await storage.packages.list()).not.toContain('job_contract1');
       });
 
+      it('writes a large package as it serializes it: the bytes, size and sha256 of JSON.stringify(manifest, null, 1)', async () => {
+        // Over the multipart threshold on S3, with surrogate pairs in a text longer than one piece.
+        const text = `${'Seite mit Text und 𝄞 Noten. '.repeat(Math.ceil(it_.largeBytes / 28))}end`;
+        const big = { ...manifest(text), body: Array.from({ length: 5_000 }, (_, i) => ({ type: 'paragraph', text: `paragraph ${i}`, page: i, bbox: [1, 2, 3, 4] })) } as unknown as PackageManifest;
+        const expected = Buffer.from(`${JSON.stringify(big, null, 1)}\n`, 'utf8');
+        expect(expected.length).toBeGreaterThan(it_.largeBytes);
+        const written = await storage.packages.write(big);
+        expect(written).toEqual({ packageId: 'job_contract1', size: expected.length, sha256: sha(expected) });
+        const read = await storage.packages.read('job_contract1');
+        expect(read?.text).toBe(text);
+        expect(Buffer.from(`${JSON.stringify(read, null, 1)}\n`, 'utf8').equals(expected)).toBe(true);
+        // Nothing is left of the file it was written through.
+        for (const dir of storage.tmpDirs) expect((await readdir(dir)).filter((n) => n.includes('job_contract1'))).toEqual([]);
+        await storage.packages.delete('job_contract1');
+      });
+
       it('refuses a package whose assets are not stored; unknown and invalid ids read as null', async () => {
         const assets = [{ sha256: sha(Buffer.from('absent asset')), size: 1, mediaType: 'image/png' }] as unknown as PackageManifest['assets'];
         await expect(storage.packages.write(manifest('x', assets))).rejects.toThrow(/not in the blob store/);

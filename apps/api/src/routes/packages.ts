@@ -1,5 +1,6 @@
-import { Router, type Request } from 'express';
-import type { AssetEntry, PackageManifest } from '@readpack/package-store';
+import { Readable } from 'node:stream';
+import { Router, type Request, type Response } from 'express';
+import { jsonChunks, oneOrMore, type AssetEntry, type PackageManifest } from '@readpack/package-store';
 import type { ApiContext } from '../context.js';
 import { baseUrl } from '../http/base-url.js';
 import { contentDisposition } from '../http/content-disposition.js';
@@ -31,7 +32,7 @@ export function packagesRouter(ctx: ApiContext): Router {
 
   router.get('/api/files/job/:jobId/package', async (req, res) => {
     const manifest = await donePackage(req);
-    res.set('Cache-Control', 'private, no-cache').json(withUrls(manifest, baseUrl(req, ctx.config.http.publicBaseUrl)));
+    sendJson(res.set('Cache-Control', 'private, no-cache'), withUrls(manifest, baseUrl(req, ctx.config.http.publicBaseUrl)));
   });
 
   router.get('/api/files/job/:jobId/markdown', async (req, res) => {
@@ -79,6 +80,23 @@ export function packagesRouter(ctx: ApiContext): Router {
   });
 
   return router;
+}
+
+/**
+ * `res.json(value)`'s bytes. A package that serializes to one chunk (most documents) is sent as
+ * res.json would (ETag, 304, Content-Length); a larger one is streamed as it is serialized, so a
+ * 10,000-page package is never one string and one buffer in the API besides its parsed manifest.
+ */
+function sendJson(res: Response, value: object): void {
+  const made = oneOrMore(jsonChunks(value));
+  res.set('Content-Type', 'application/json; charset=utf-8');
+  if (made.kind === 'one') {
+    res.send(made.json);
+    return;
+  }
+  const stream = Readable.from(made.chunks, { objectMode: false });
+  stream.on('error', (error) => res.destroy(error));
+  stream.pipe(res);
 }
 
 export function assetUrl(base: string, packageId: string, sha256: string): string {

@@ -1,4 +1,7 @@
-import { createHash } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { makeManifestJson } from '../json-pieces.js';
 import type { PackageManifest } from '../manifest.js';
 import { checkPackageId, PACKAGE_ID, type BlobStore, type PackageIndex, type PackageRepository, type WrittenPackage } from '../storage.js';
 import type { S3Objects } from './objects.js';
@@ -12,6 +15,8 @@ export class S3PackageStore implements PackageRepository {
   constructor(
     private readonly objects: S3Objects,
     private readonly blobs: BlobStore,
+    /** Local scratch: a large manifest is written here as it is serialized, then uploaded. */
+    private readonly spoolDir: string,
   ) {}
 
   pathOf(packageId: string): string {
@@ -24,10 +29,17 @@ export class S3PackageStore implements PackageRepository {
     }
     const index: PackageIndex = { tenant: manifest.tenant, assets: manifest.assets };
     await this.objects.putBytes(indexName(manifest.packageId), Buffer.from(`${JSON.stringify(index)}\n`, 'utf8'));
-    const bytes = Buffer.from(`${JSON.stringify(manifest, null, 1)}\n`, 'utf8');
-    const sha256 = createHash('sha256').update(bytes).digest('hex');
-    await this.objects.putBytes(manifestName(manifest.packageId), bytes, sha256);
-    return { packageId: manifest.packageId, size: bytes.length, sha256 };
+    const name = manifestName(manifest.packageId);
+    const made = await makeManifestJson(manifest, join(this.spoolDir, `package-${manifest.packageId}.${process.pid}.${randomBytes(6).toString('hex')}.json`));
+    if (made.kind === 'buffer') await this.objects.putBytes(name, made.bytes, made.sha256);
+    else {
+      try {
+        await this.objects.putFile(name, made.path, made.sha256);
+      } finally {
+        await rm(made.path, { force: true });
+      }
+    }
+    return { packageId: manifest.packageId, size: made.size, sha256: made.sha256 };
   }
 
   async read(packageId: string): Promise<PackageManifest | null> {
