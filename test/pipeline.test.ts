@@ -58,8 +58,8 @@ describe('upload → extract → assemble → package', () => {
 
 describe('a large package', () => {
   it('is streamed as it is serialized: the stored manifest without its tenant, as the compact JSON res.json sends', async () => {
-    // ~600 KB of text: the package is many serializer chunks (64 Ki characters each).
-    const paragraphs = Array.from({ length: 3_000 }, (_, i) => `Absatz ${i}: Große Dokumente werden Stück für Stück geschrieben — 大文件 🙂.`);
+    // ~500 Ki characters of text, twice that with the Markdown: a package streamed (isSmallPackage says no) in many 64 Ki-character chunks.
+    const paragraphs = Array.from({ length: 6_000 }, (_, i) => `Absatz ${i}: Große Dokumente werden Stück für Stück geschrieben — 大文件 🙂.`);
     const res = await upload(base, [{ name: 'long.md', data: Buffer.from(`# Lang\n\n${paragraphs.join('\n\n')}\n`) }]);
     expect(res.status).toBe(202);
     const { jobId } = (await res.json()) as { jobId: string };
@@ -73,10 +73,10 @@ describe('a large package', () => {
     const manifest = JSON.parse(body) as { text: string; tenant?: string; body: unknown[] };
     // Compact JSON, keys in the stored order: exactly what res.json would have sent.
     expect(body).toBe(JSON.stringify(manifest));
-    expect(body.length).toBeGreaterThan(10 * 64 * 1024);
+    expect(body.length).toBeGreaterThan(20 * 64 * 1024);
     expect(manifest.tenant).toBeUndefined();
     for (const paragraph of paragraphs) expect(manifest.text).toContain(paragraph);
-    expect(manifest.body.length).toBeGreaterThan(3_000);
+    expect(manifest.body.length).toBeGreaterThan(6_000);
     assertValidPackage(manifest);
   }, 120_000);
 });

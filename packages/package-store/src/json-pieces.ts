@@ -127,7 +127,20 @@ export async function makeJson(chunks: Iterator<string>, trailer: string, spillP
   return { kind: 'file', path: spillPath, size, sha256: hash.digest('hex') };
 }
 
+/**
+ * Packages with less text and Markdown than this are serialized by one JSON.stringify call: the
+ * same bytes as in chunks, for less CPU (a one-page document is most uploads). A page's OCR lines
+ * and boxes grow with its text, so the text is what the size of a package follows.
+ */
+const ONE_CALL_TEXT_CHARS = 256 * 1024;
+
+/** Whether `serialized(manifest)` is best made in one call (a small package) rather than in chunks. */
+export function isSmallPackage(manifest: Pick<PackageManifest, 'text' | 'markdown'>): boolean {
+  return manifest.text.length + manifest.markdown.length < ONE_CALL_TEXT_CHARS;
+}
+
 /** A manifest's stored bytes: `JSON.stringify(manifest, null, 1)` and a line break (its sha256 is of these). */
 export function makeManifestJson(manifest: PackageManifest, spillPath: string): Promise<MadeJson> {
-  return makeJson(jsonChunks(manifest, 1), '\n', spillPath);
+  const chunks = isSmallPackage(manifest) ? [JSON.stringify(manifest, null, 1)].values() : jsonChunks(manifest, 1);
+  return makeJson(chunks, '\n', spillPath);
 }

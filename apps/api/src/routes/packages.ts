@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import { Router, type Request, type Response } from 'express';
-import { jsonChunks, oneOrMore, type AssetEntry, type PackageManifest } from '@readpack/package-store';
+import { isSmallPackage, jsonChunks, type AssetEntry, type PackageManifest } from '@readpack/package-store';
 import type { ApiContext } from '../context.js';
 import { baseUrl } from '../http/base-url.js';
 import { contentDisposition } from '../http/content-disposition.js';
@@ -32,7 +32,10 @@ export function packagesRouter(ctx: ApiContext): Router {
 
   router.get('/api/files/job/:jobId/package', async (req, res) => {
     const manifest = await donePackage(req);
-    sendJson(res.set('Cache-Control', 'private, no-cache'), withUrls(manifest, baseUrl(req, ctx.config.http.publicBaseUrl)));
+    const body = withUrls(manifest, baseUrl(req, ctx.config.http.publicBaseUrl));
+    res.set('Cache-Control', 'private, no-cache');
+    if (isSmallPackage(manifest)) res.json(body);
+    else streamJson(res, body);
   });
 
   router.get('/api/files/job/:jobId/markdown', async (req, res) => {
@@ -83,18 +86,13 @@ export function packagesRouter(ctx: ApiContext): Router {
 }
 
 /**
- * `res.json(value)`'s bytes. A package that serializes to one chunk (most documents) is sent as
- * res.json would (ETag, 304, Content-Length); a larger one is streamed as it is serialized, so a
- * 10,000-page package is never one string and one buffer in the API besides its parsed manifest.
+ * `res.json(value)`'s bytes, streamed as they are serialized: a 10,000-page package is never one
+ * string and one buffer in the API besides its parsed manifest. No Content-Length and no ETag
+ * (res.json computes one over the whole body); a small package is answered by res.json itself.
  */
-function sendJson(res: Response, value: object): void {
-  const made = oneOrMore(jsonChunks(value));
+function streamJson(res: Response, value: object): void {
   res.set('Content-Type', 'application/json; charset=utf-8');
-  if (made.kind === 'one') {
-    res.send(made.json);
-    return;
-  }
-  const stream = Readable.from(made.chunks, { objectMode: false });
+  const stream = Readable.from(jsonChunks(value), { objectMode: false });
   stream.on('error', (error) => res.destroy(error));
   stream.pipe(res);
 }
