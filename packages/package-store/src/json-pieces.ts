@@ -3,7 +3,7 @@ import { open, rm } from 'node:fs/promises';
 import type { PackageManifest } from './manifest.js';
 
 /** Chunks are gathered up to this size before they are handed on: one block each would be thousands of tiny writes. */
-export const CHUNK_CHARS = 64 * 1024;
+const CHUNK_CHARS = 64 * 1024;
 
 /** A string longer than this is written in pieces of this size: a 10,000-page document's text is ~40 MB. */
 const STRING_PIECE_CHARS = 1024 * 1024;
@@ -33,7 +33,7 @@ function* jsonPieces(value: object, indent: 0 | 1): Generator<string> {
   // (JSON strings hold no raw line breaks, so every '\n' in it is layout).
   const nested = (json: string, depth: number): string => (indent === 0 ? json : json.replace(/\n/g, `\n${' '.repeat(depth)}`));
   const colon = indent === 0 ? ':' : ': ';
-  const open = (depth: number): string => (indent === 0 ? '' : `\n${' '.repeat(depth)}`);
+  const lineAt = (depth: number): string => (indent === 0 ? '' : `\n${' '.repeat(depth)}`);
   let first = true;
   yield '{';
   for (const [key, field] of Object.entries(value)) {
@@ -41,7 +41,7 @@ function* jsonPieces(value: object, indent: 0 | 1): Generator<string> {
     const isLongString = typeof field === 'string' && field.length > STRING_PIECE_CHARS;
     const whole = isArray || isLongString ? undefined : (JSON.stringify(field, null, indent) as string | undefined);
     if (!isArray && !isLongString && whole === undefined) continue;
-    yield `${first ? '' : ','}${open(1)}${JSON.stringify(key)}${colon}`;
+    yield `${first ? '' : ','}${lineAt(1)}${JSON.stringify(key)}${colon}`;
     first = false;
     if (isLongString) yield* stringPieces(field);
     else if (!isArray) yield nested(whole!, 1);
@@ -50,12 +50,12 @@ function* jsonPieces(value: object, indent: 0 | 1): Generator<string> {
       yield '[';
       for (let i = 0; i < field.length; i += 1) {
         const element = (JSON.stringify(field[i], null, indent) as string | undefined) ?? 'null';
-        yield `${i === 0 ? '' : ','}${open(2)}${nested(element, 2)}`;
+        yield `${i === 0 ? '' : ','}${lineAt(2)}${nested(element, 2)}`;
       }
-      yield `${open(1)}]`;
+      yield `${lineAt(1)}]`;
     }
   }
-  yield first ? '}' : `${open(0)}}`;
+  yield first ? '}' : `${lineAt(0)}}`;
 }
 
 /**
