@@ -4,6 +4,7 @@ import { createLogger, PROCESS_IDENTITY } from '@readpack/logging';
 import { Queue } from 'bullmq';
 import { bullPrefix, consumerMetricsKey, QUEUES, stageJobId } from '@readpack/queues';
 import { connectTestRedis, fixturePath, numberedPdf, waitFor } from '@readpack/testing';
+import { openStorage } from '@readpack/package-store';
 import type { RedisClient } from '@readpack/redis';
 import { pollUntilTerminal, startPipeline, upload, type Pipeline, type StatusBody } from '../../../test/harness.js';
 import { startConsumerGroup, type RunningGroup } from '../src/consumer-group.js';
@@ -50,6 +51,19 @@ async function pushedGauge(stage: string, metric: string): Promise<number | unde
   if (!snapshot) return undefined;
   const metrics = JSON.parse(snapshot) as { name: string; values: { value: number; labels: Record<string, string> }[] }[];
   return metrics.find((m) => m.name === metric)?.values.find((v) => v.labels.stage === stage)?.value;
+}
+
+/** The extraction an assemble job was given, as stored: what assemble reads back. */
+async function storedExtraction(jobId: string): Promise<Record<string, unknown>> {
+  const queue = new Queue(QUEUES.assemble.name, { connection: redis, prefix: bullPrefix(pipeline.config.redis.prefix) });
+  try {
+    const sha256 = ((await queue.getJob(stageJobId(jobId, 'assemble')))?.data as { extraction?: { sha256: string } } | undefined)?.extraction?.sha256;
+    if (!sha256) throw new Error(`the assemble job of ${jobId} names no extraction`);
+    const storage = await openStorage(pipeline.config.dataDir, pipeline.config.storage.s3);
+    return JSON.parse((await storage.blobs.readBuffer(sha256)).toString('utf8')) as Record<string, unknown>;
+  } finally {
+    await queue.close();
+  }
 }
 
 /** The stage jobs BullMQ holds for a document: its extract job's return value, and whether an assemble job was added. */
@@ -129,6 +143,11 @@ describe('a consumer group (several stages in one process)', () => {
       const jobId = await uploadDocx('word_sample.docx');
       expect((await pollUntilTerminal(pipeline.api.url, jobId, 60_000)).at(-1)).toMatchObject({ jobId, status: 'done' });
       expect(await stageJobs(jobId)).toEqual({ extractResult: null, assembleJob: true });
+      // Stored without what assemble derives from the blocks itself (toExtraction).
+      const extraction = await storedExtraction(jobId);
+      expect(Array.isArray(extraction.body) && extraction.body.length > 0).toBe(true);
+      expect(Object.keys(extraction)).not.toContain('text');
+      expect(Object.keys(extraction)).not.toContain('tables');
       expect(inPlacePackage).toBeDefined();
       expect(await packageOf(jobId)).toBe(inPlacePackage);
     } finally {

@@ -15,7 +15,7 @@ import { chooseEngine } from '../engine-choice.js';
 import { pageLanguage } from '../ocr-language.js';
 import { pagesNeedingOcr } from '../ocr-routing.js';
 import { pdfPassword } from '../secrets.js';
-import type { Extraction } from '../extraction.js';
+import { toExtraction, type Extraction, type StoredImage } from '../extraction.js';
 import { classify, PermanentFailure } from '../failures.js';
 import { CONVERTED_MEDIA_TYPES } from './convert.js';
 import { defineStage, type StageContext } from '../stage.js';
@@ -170,7 +170,7 @@ async function imageExtraction({ config }: StageContext): Promise<ReadExtraction
   const engine = config.ocr.engine === 'native' ? { parser: 'tesseract', version: nativeTesseractVersion() } : { parser: 'tesseract.js', version: TESSERACT_VERSION };
   const origin = { ...engine, engine: 'ocr' as const };
   const document: ParsedDocument = parsedDocument({ origin, body: [], pages: [{ index: 0 }] });
-  return { read: { ...document, images: [] }, document, summary: { parser: 'image', pages: 1 } };
+  return { read: toExtraction(document, []), document, summary: { parser: 'image', pages: 1 } };
 }
 
 function parseLimits(config: StageContext['config']): ParseOptions {
@@ -213,15 +213,19 @@ async function extractLocally(payload: ExtractPayload, document: SourceRef, ctx:
       const { sha256: imageSha, size } = await storage.blobs.putBuffer(image.data);
       images.push({ name: image.name, mediaType: image.mediaType, sha256: imageSha, size, ...(image.page === undefined ? {} : { page: image.page }), ...(image.width === undefined || image.height === undefined ? {} : { width: image.width, height: image.height }) });
     }
-    return asRead(payload.rendition, { ...parsed, images });
+    return asRead(payload.rendition, parsed, images);
   });
 }
 
-/** What was read, for assemble. A converted document's origin is its converter (the package's `origin`); its pages and blocks keep the origin of what read the PDF. */
-function asRead(rendition: RenditionRef | undefined, read: Extraction): ReadExtraction {
-  const origin = rendition ? { parser: rendition.parser, version: rendition.version, engine: read.origin.engine } : read.origin;
-  const summary = { parser: read.origin.parser, pages: read.pages?.length, tables: read.tables.length, images: read.images.length, chars: read.text.length };
-  return { read: { ...read, origin }, document: { ...read, images: [] }, summary };
+/**
+ * What was read: the extraction for assemble (toExtraction: without the fields assemble derives),
+ * the whole parsed document for routing, a summary for the log line. A converted document's origin
+ * is its converter (the package's `origin`); its pages and blocks keep the origin of what read the PDF.
+ */
+function asRead(rendition: RenditionRef | undefined, parsed: ParsedDocument, images: StoredImage[]): ReadExtraction {
+  const origin = rendition ? { parser: rendition.parser, version: rendition.version, engine: parsed.origin.engine } : parsed.origin;
+  const summary = { parser: parsed.origin.parser, pages: parsed.pages?.length, tables: parsed.tables.length, images: images.length, chars: parsed.text.length };
+  return { read: { ...toExtraction(parsed, images), origin }, document: { ...parsed, images: [] }, summary };
 }
 
 /**
@@ -286,7 +290,7 @@ async function readSlice(payload: ExtractPayload, range: SliceRange, ctx: StageC
 async function mergeSlices(payload: ExtractPayload, merge: { pages: number; outline?: { sha256: string; size: number } | undefined }, { storage, job }: StageContext): Promise<ReadExtraction> {
   const slices = slicesInOrder(await childValues<SliceDone>(job), merge.pages);
   const outline = merge.outline ? (JSON.parse((await readPointer(storage, merge.outline)).toString('utf8')) as PdfOutlineEntry[]) : [];
-  const images: Extraction['images'][] = slices.map(() => []);
+  const images: StoredImage[][] = slices.map(() => []);
   const sources = slices.map((slice, i) => ({
     pageCount: slice.to - slice.from,
     sizes: slice.sizes,
@@ -297,5 +301,5 @@ async function mergeSlices(payload: ExtractPayload, merge: { pages: number; outl
     },
   }));
   const parsed = await mergePdfSlices(sources, outline, pdfTextLayerOrigin());
-  return asRead(payload.rendition, { ...parsed, images: images.flat() });
+  return asRead(payload.rendition, parsed, images.flat());
 }
