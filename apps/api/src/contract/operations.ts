@@ -87,7 +87,7 @@ export const OPERATIONS: readonly Operation[] = [
   {
     method: 'get', path: '/api/files/job/{jobId}/package', operationId: 'getPackage', summary: 'The reading package of a done job (schema version 2), asset URLs absolute.', auth: 'tenant', params: jobParam,
     responses: {
-      200: { description: 'The package.', body: { readingPackage: true } },
+      200: { description: 'The package. A large one (256 Ki characters of text and Markdown or more) is streamed as it is serialized: chunked, without Content-Length or ETag.', body: { readingPackage: true } },
       ...COMMON_API_ERRORS,
       404: error('`job_not_found` or `package_not_found`.'),
       409: error('`package_not_ready` (body has `status`, `phase`, and `jobError` when failed).'),
