@@ -9,6 +9,7 @@ import type { AdminCredentials } from './admin/admin-role.js';
 import type { ApiKeyRing } from './auth/api-keys.js';
 import type { StreamReaders } from './events/stream-readers.js';
 import type { TenantAdmission } from './limits/active-jobs.js';
+import type { PackageReads } from './limits/package-reads.js';
 import type { UploadRateLimiter } from './limits/upload-rate.js';
 import type { FleetMetrics } from './metrics/fleet-metrics.js';
 import type { HttpMetrics } from './metrics/http-metrics.js';
@@ -34,6 +35,8 @@ export interface ApiContext {
   /** Redis connections of the open Server-Sent Events streams (bounded per process). */
   events: StreamReaders;
   admission: TenantAdmission;
+  /** Turns for reading large packages (PACKAGE_READ_BUDGET_MB): their answers hold the whole package in memory. */
+  packageReads: PackageReads;
   /** Prometheus metrics: this process's HTTP registry, the cluster's sum of it, the fleet read from Redis. */
   metrics: { http: HttpMetrics; httpText: () => Promise<string>; fleet: FleetMetrics };
 }

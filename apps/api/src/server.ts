@@ -14,6 +14,7 @@ import { assertPublicUrlConfigured } from './http/base-url.js';
 import { ApiKeyRing } from './auth/api-keys.js';
 import type { ApiContext } from './context.js';
 import { TenantAdmission } from './limits/active-jobs.js';
+import { PackageReads } from './limits/package-reads.js';
 import { UploadRateLimiter } from './limits/upload-rate.js';
 import { announceAccessMode } from './startup/dev-mode.js';
 import { clusterHttpMetrics } from './metrics/cluster-metrics.js';
@@ -69,6 +70,7 @@ export async function startApi(config: Config, logger: Logger = createLogger({ l
     secrets: await openSecretBox(resolve(config.dataDir)),
     events: new StreamReaders(config.redis.url, config.events.maxStreamsPerProcess),
     uploadRate: new UploadRateLimiter(redis, config.redis.prefix, config.tenancy.uploadRatePerMinute),
+    packageReads: new PackageReads(config.limits.packageReadBudgetBytes),
     admission: new TenantAdmission(redis, {
       prefix: config.redis.prefix,
       limit: config.tenancy.maxActiveJobsPerTenant,

@@ -47,6 +47,8 @@ export interface Config {
   limits: {
     maxUploadBytes: number;
     maxBatchFiles: number;
+    /** Bytes of stored packages one API process reads and answers at once (PACKAGE_READ_BUDGET_MB). */
+    packageReadBudgetBytes: number;
     parseTimeoutMs: number;
     parseMaxHeapMb: number;
     maxPages: number;
@@ -200,6 +202,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     limits: {
       maxUploadBytes: e.MAX_UPLOAD_BYTES,
       maxBatchFiles: e.MAX_BATCH_FILES,
+      packageReadBudgetBytes: e.PACKAGE_READ_BUDGET_MB * 1024 * 1024,
       parseTimeoutMs: e.PARSE_TIMEOUT_MS,
       parseMaxHeapMb: e.PARSE_MAX_HEAP_MB,
       maxPages: e.MAX_PAGES,

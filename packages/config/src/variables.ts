@@ -58,6 +58,7 @@ export const VARIABLES = [
   { name: 'ASSET_URL_TTL_SECONDS', schema: int(10, 3_600).default(300), description: 'ASSET_DELIVERY=presigned: lifetime of a presigned asset URL.' },
   { name: 'MAX_UPLOAD_BYTES', schema: int(1, 10 * 1024 ** 3).default(100 * 1024 ** 2), description: 'Largest accepted file; larger uploads answer 413.' },
   { name: 'UPLOAD_IDLE_TIMEOUT_MS', schema: int(1_000, 600_000).default(30_000), description: 'An upload body that makes no progress for this long (a client that stopped sending, or sent less than its Content-Length) has its connection closed.' },
+  { name: 'PACKAGE_READ_BUDGET_MB', schema: int(1, 65_536).default(256), description: 'API: megabytes of stored packages one API process reads and answers at once. A package answer holds the whole package in memory until it is sent (a 10,000-page text PDF\'s is ~175 MB stored, ~2.6× that in memory); readers of packages of 1 MB or more beyond this wait their turn, first come first served. A package larger than the budget is read alone.' },
   { name: 'MAX_BATCH_FILES', schema: int(1, 1_000).default(20), description: 'Most files in one batch upload; more answer 413.' },
   { name: 'QUEUED_TTL_SECONDS', schema: int(60, 30 * 86_400).default(86_400), description: 'How long a job record may wait in `queued` before it expires.' },
   { name: 'PROCESSING_TTL_SECONDS', schema: int(30, 7 * 86_400).default(3_600), description: 'Expiry of a `processing` record, pushed forward by every consumer heartbeat.' },

@@ -16,7 +16,11 @@ import { findJob } from './status.js';
 export function packagesRouter(ctx: ApiContext): Router {
   const router = Router();
 
-  const donePackage = async (req: Request): Promise<PackageManifest> => {
+  /**
+   * The manifest of a done job's package, read in its turn (PackageReads: an answer holds the whole
+   * package until it is sent); undefined when the client left while it waited.
+   */
+  const donePackage = async (req: Request, res: Response): Promise<PackageManifest | undefined> => {
     const record = await findJob(ctx, req, String(req.params.jobId));
     if (record.status !== 'done' || !record.result) {
       throw new ApiError(409, 'package_not_ready', `The job is ${record.status}; its package exists once it is done.`, {
@@ -25,13 +29,15 @@ export function packagesRouter(ctx: ApiContext): Router {
         ...(record.error ? { jobError: record.error } : {}),
       });
     }
+    if (!(await ctx.packageReads.turn(record.result.size, res))) return undefined;
     const manifest = await ctx.storage.packages.read(record.result.packageId);
     if (!manifest) throw notFound('package_not_found', 'The package has expired.');
     return manifest;
   };
 
   router.get('/api/files/job/:jobId/package', async (req, res) => {
-    const manifest = await donePackage(req);
+    const manifest = await donePackage(req, res);
+    if (!manifest) return;
     const body = withUrls(manifest, baseUrl(req, ctx.config.http.publicBaseUrl));
     res.set('Cache-Control', 'private, no-cache');
     if (isSmallPackage(manifest)) res.json(body);
@@ -39,7 +45,8 @@ export function packagesRouter(ctx: ApiContext): Router {
   });
 
   router.get('/api/files/job/:jobId/markdown', async (req, res) => {
-    const manifest = await donePackage(req);
+    const manifest = await donePackage(req, res);
+    if (!manifest) return;
     res
       .set({ 'Cache-Control': 'private, no-cache', 'Content-Type': 'text/markdown; charset=utf-8', 'X-Content-Type-Options': 'nosniff' })
       .send(absoluteAssetLinks(manifest.markdown, baseUrl(req, ctx.config.http.publicBaseUrl)));
