@@ -11,8 +11,8 @@ interface Waiter {
 /**
  * How many bytes of stored packages this API process reads and answers at once. A package answer
  * parses the whole manifest and holds it until the last byte is sent (a 10,000-page text PDF's
- * package is ~175 MB stored, ~2.6 times that in memory while it is answered), so readers of large
- * packages take turns instead of running the process out of memory together. Turns are first come,
+ * package is ~175 MB stored and grew a process by ~2.3 times that while it was answered), so
+ * readers of large packages take turns instead of running the process out of memory together. Turns are first come,
  * first served (a large package is never passed over for ever by smaller ones); a package larger
  * than the whole budget is read alone. A turn lasts until its response closes, answered or
  * abandoned, and a client that leaves while it waits gives its place up.
