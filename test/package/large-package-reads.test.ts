@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { mkdtemp, rm } from 'node:fs/promises';
+import { get as httpGet, type ClientRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { JobStateStore } from '@readpack/job-state';
@@ -52,7 +53,53 @@ const LARGE_1 = wellFormedJobId('largeread1');
 const LARGE_2 = wellFormedJobId('largeread2');
 const SMALL = wellFormedJobId('smallread');
 
+/** LARGE_2's ETag, as its first answer gave it. */
+let largeEtag: string | undefined;
+
 const packageUrl = (jobId: string) => `${pipeline.api.url}/api/files/job/${jobId}/package`;
+
+/**
+ * A GET on a connection of its own (no keep-alive: a pooled connection the server closes while
+ * idle can be reset under the next request on a loaded machine). The answer's body is left
+ * unread until asked for, so an unread answer holds its sender back, as a slow client's does.
+ */
+interface Answer {
+  status: number;
+  header(name: string): string | undefined;
+  text(): Promise<string>;
+}
+/** Requests not yet read to their end: a failing test must not leave the API's close waiting on them. */
+const unfinished = new Set<ClientRequest>();
+
+function get(url: string, headers: Record<string, string> = {}, signal?: AbortSignal): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const req = httpGet(url, { agent: false, headers, ...(signal ? { signal } : {}) }, (res) => {
+      res.once('close', () => unfinished.delete(req));
+      res.pause();
+      resolve({
+        status: res.statusCode ?? 0,
+        header: (name) => {
+          const value = res.headers[name.toLowerCase()];
+          return Array.isArray(value) ? value.join(', ') : value;
+        },
+        text: () =>
+          new Promise((done, fail) => {
+            const chunks: Buffer[] = [];
+            res.on('data', (chunk: Buffer) => chunks.push(chunk));
+            res.once('end', () => done(Buffer.concat(chunks).toString('utf8')));
+            res.once('error', fail);
+            res.resume();
+          }),
+      });
+    });
+    unfinished.add(req);
+    req.once('error', (error) => {
+      unfinished.delete(req);
+      reject(error);
+    });
+  });
+}
+const json = async <T>(answer: Answer): Promise<T> => JSON.parse(await answer.text()) as T;
 
 /** Whether a promise has settled within `ms`. */
 async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
@@ -69,6 +116,7 @@ beforeAll(async () => {
   storage = await openStorage(config.storage.kind === 's3' ? scratch : config.dataDir, config.storage.s3);
 }, 60_000);
 afterAll(async () => {
+  for (const req of unfinished) req.destroy();
   await pipeline?.stop();
   await redis?.quit();
   await rm(scratch, { recursive: true, force: true });
@@ -81,37 +129,71 @@ describe('large package answers take turns (PACKAGE_READ_BUDGET_MB)', () => {
     expect(Math.min(...sizes)).toBeGreaterThan(20 * 1024 * 1024);
     await donePackage(SMALL, 10);
 
-    const first = await fetch(packageUrl(LARGE_1));
+    const first = await get(packageUrl(LARGE_1));
     expect(first.status).toBe(200);
-    expect(first.headers.get('content-length')).toBeNull();
-    const second = fetch(packageUrl(LARGE_2));
+    expect(first.header('content-length')).toBeUndefined();
+    const second = get(packageUrl(LARGE_2));
     // Without turns its headers come once the API has read and parsed it: ~1.5 s here.
     expect(await settlesWithin(second, 5_000)).toBe(false);
     // A small package is answered meanwhile.
-    const small = await fetch(packageUrl(SMALL));
+    const small = await get(packageUrl(SMALL));
     expect(small.status).toBe(200);
-    expect(((await small.json()) as { body: unknown[] }).body).toHaveLength(10);
+    expect((await json<{ body: unknown[] }>(small)).body).toHaveLength(10);
 
-    const firstBody = (await first.json()) as { jobId: string; body: unknown[] };
+    const firstBody = await json<{ jobId: string; body: unknown[] }>(first);
     expect(firstBody.body).toHaveLength(300_000);
     const secondAnswer = await second;
     expect(secondAnswer.status).toBe(200);
-    const secondBody = (await secondAnswer.json()) as { jobId: string; body: unknown[] };
+    largeEtag = secondAnswer.header('etag');
+    const secondBody = await json<{ jobId: string; body: unknown[] }>(secondAnswer);
     expect(secondBody.jobId).toBe(LARGE_2);
     expect(secondBody.body).toHaveLength(300_000);
   }, 120_000);
 
   it('a client that gives up while it waits leaves no turn behind', async () => {
-    const first = await fetch(packageUrl(LARGE_1));
+    const first = await get(packageUrl(LARGE_1));
     const quitting = new AbortController();
-    const abandoned = fetch(packageUrl(LARGE_2), { signal: quitting.signal });
+    const abandoned = get(packageUrl(LARGE_2), {}, quitting.signal);
     expect(await settlesWithin(abandoned, 500)).toBe(false);
     quitting.abort();
     await expect(abandoned).rejects.toThrow();
-    await first.arrayBuffer();
+    await first.text();
     // Had the abandoned request kept (or later taken) a turn, this read would wait for ever.
-    const next = await fetch(packageUrl(LARGE_2));
+    const next = await get(packageUrl(LARGE_2));
     expect(next.status).toBe(200);
-    expect(((await next.json()) as { body: unknown[] }).body).toHaveLength(300_000);
+    expect((await json<{ body: unknown[] }>(next)).body).toHaveLength(300_000);
+  }, 120_000);
+
+  it('a client that has the answer gets 304 from the record alone: no turn, no read', async () => {
+    const small = await get(packageUrl(SMALL));
+    const etag = small.header('etag');
+    expect(etag).toMatch(/^"package-[A-Za-z0-9_-]{32}"$/);
+    await small.text();
+    const again = await get(packageUrl(SMALL), { 'If-None-Match': etag! });
+    expect(again.status).toBe(304);
+    expect(await again.text()).toBe('');
+    // The Markdown answer has an ETag of its own.
+    const markdown = await get(`${pipeline.api.url}/api/files/job/${SMALL}/markdown`);
+    const markdownEtag = markdown.header('etag');
+    expect(markdownEtag).toMatch(/^"markdown-/);
+    expect(markdownEtag).not.toBe(etag);
+    await markdown.text();
+    expect((await get(`${pipeline.api.url}/api/files/job/${SMALL}/markdown`, { 'If-None-Match': markdownEtag! })).status).toBe(304);
+
+    // While a large answer holds the whole budget unread, a revalidation of another large package
+    // is answered at once: it never reads the package, so it needs no turn.
+    expect(largeEtag).toMatch(/^"package-/);
+    const held = await get(packageUrl(LARGE_1));
+    expect(held.status).toBe(200);
+    const revalidated = get(packageUrl(LARGE_2), { 'If-None-Match': largeEtag! });
+    expect(await settlesWithin(revalidated, 5_000)).toBe(true);
+    expect((await revalidated).status).toBe(304);
+    // A stale ETag gets the package, in its turn.
+    const stale = get(packageUrl(LARGE_2), { 'If-None-Match': '"package-stale"' });
+    expect(await settlesWithin(stale, 1_000)).toBe(false);
+    await held.text();
+    expect((await stale).status).toBe(200);
+    expect((await stale).header('etag')).toBe(largeEtag);
+    await (await stale).text();
   }, 120_000);
 });

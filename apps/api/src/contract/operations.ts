@@ -87,7 +87,12 @@ export const OPERATIONS: readonly Operation[] = [
   {
     method: 'get', path: '/api/files/job/{jobId}/package', operationId: 'getPackage', summary: 'The reading package of a done job (schema version 2), asset URLs absolute.', auth: 'tenant', params: jobParam,
     responses: {
-      200: { description: 'The package. A large one (256 Ki characters of text and Markdown or more) is streamed as it is serialized: chunked, without Content-Length or ETag.', body: { readingPackage: true } },
+      200: {
+        description: 'The package. A large one (256 Ki characters of text and Markdown or more) is streamed as it is serialized: chunked, without Content-Length.',
+        body: { readingPackage: true },
+        headers: { ETag: 'Strong; known from the job record, so a request with `If-None-Match` that matches is answered 304 without the package being read.' },
+      },
+      304: { description: 'Not modified (`If-None-Match`).', body: { none: true } },
       ...COMMON_API_ERRORS,
       404: error('`job_not_found` or `package_not_found`.'),
       409: error('`package_not_ready` (body has `status`, `phase`, and `jobError` when failed).'),
@@ -95,7 +100,13 @@ export const OPERATIONS: readonly Operation[] = [
   },
   {
     method: 'get', path: '/api/files/job/{jobId}/markdown', operationId: 'getMarkdown', summary: 'The package\'s Markdown rendering.', auth: 'tenant', params: jobParam,
-    responses: { 200: { description: 'Markdown.', body: { markdown: true } }, ...COMMON_API_ERRORS, 404: error('`job_not_found` or `package_not_found`.'), 409: error('`package_not_ready`.') },
+    responses: {
+      200: { description: 'Markdown.', body: { markdown: true }, headers: { ETag: 'Strong, as the package\'s (another value).' } },
+      304: { description: 'Not modified (`If-None-Match`).', body: { none: true } },
+      ...COMMON_API_ERRORS,
+      404: error('`job_not_found` or `package_not_found`.'),
+      409: error('`package_not_ready`.'),
+    },
   },
   {
     method: 'get', path: '/api/assets/{assetId}', operationId: 'getAsset', summary: 'An asset\'s bytes (image, page render); immutable, with an ETag.', auth: 'tenant', params: { assetId },

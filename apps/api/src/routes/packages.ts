@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { Router, type Request, type Response } from 'express';
 import { isSmallPackage, jsonChunks, type AssetEntry, type PackageManifest } from '@readpack/package-store';
@@ -17,10 +18,11 @@ export function packagesRouter(ctx: ApiContext): Router {
   const router = Router();
 
   /**
-   * The manifest of a done job's package, read in its turn (PackageReads: an answer holds the whole
-   * package until it is sent); undefined when the client left while it waited.
+   * A done job's package, read in its turn (PackageReads: an answer holds the whole package until
+   * it is sent) — unless the client already has this answer (If-None-Match with its ETag), which
+   * is then answered 304 without reading anything. Undefined when there is nothing more to send.
    */
-  const donePackage = async (req: Request, res: Response): Promise<PackageManifest | undefined> => {
+  const donePackage = async (req: Request, res: Response, kind: AnswerKind): Promise<{ manifest: PackageManifest; base: string } | undefined> => {
     const record = await findJob(ctx, req, String(req.params.jobId));
     if (record.status !== 'done' || !record.result) {
       throw new ApiError(409, 'package_not_ready', `The job is ${record.status}; its package exists once it is done.`, {
@@ -29,27 +31,34 @@ export function packagesRouter(ctx: ApiContext): Router {
         ...(record.error ? { jobError: record.error } : {}),
       });
     }
+    const base = baseUrl(req, ctx.config.http.publicBaseUrl);
+    const etag = answerEtag(kind, record.result.sha256, base);
+    res.set({ 'Cache-Control': 'private, no-cache', ETag: etag });
+    if (hasAnswer(req.get('if-none-match'), etag)) {
+      res.status(304).end();
+      return undefined;
+    }
     if (!(await ctx.packageReads.turn(record.result.size, res))) return undefined;
     const manifest = await ctx.storage.packages.read(record.result.packageId);
-    if (!manifest) throw notFound('package_not_found', 'The package has expired.');
-    return manifest;
+    if (!manifest) {
+      res.removeHeader('ETag');
+      throw notFound('package_not_found', 'The package has expired.');
+    }
+    return { manifest, base };
   };
 
   router.get('/api/files/job/:jobId/package', async (req, res) => {
-    const manifest = await donePackage(req, res);
-    if (!manifest) return;
-    const body = withUrls(manifest, baseUrl(req, ctx.config.http.publicBaseUrl));
-    res.set('Cache-Control', 'private, no-cache');
-    if (isSmallPackage(manifest)) res.json(body);
+    const done = await donePackage(req, res, 'package');
+    if (!done) return;
+    const body = withUrls(done.manifest, done.base);
+    if (isSmallPackage(done.manifest)) res.json(body);
     else streamJson(res, body);
   });
 
   router.get('/api/files/job/:jobId/markdown', async (req, res) => {
-    const manifest = await donePackage(req, res);
-    if (!manifest) return;
-    res
-      .set({ 'Cache-Control': 'private, no-cache', 'Content-Type': 'text/markdown; charset=utf-8', 'X-Content-Type-Options': 'nosniff' })
-      .send(absoluteAssetLinks(manifest.markdown, baseUrl(req, ctx.config.http.publicBaseUrl)));
+    const done = await donePackage(req, res, 'markdown');
+    if (!done) return;
+    res.set({ 'Content-Type': 'text/markdown; charset=utf-8', 'X-Content-Type-Options': 'nosniff' }).send(absoluteAssetLinks(done.manifest.markdown, done.base));
   });
 
   router.get('/api/assets/:assetId', async (req, res) => {
@@ -94,14 +103,39 @@ export function packagesRouter(ctx: ApiContext): Router {
 
 /**
  * `res.json(value)`'s bytes, streamed as they are serialized: a 10,000-page package is never one
- * string and one buffer in the API besides its parsed manifest. No Content-Length and no ETag
- * (res.json computes one over the whole body); a small package is answered by res.json itself.
+ * string and one buffer in the API besides its parsed manifest. No Content-Length; the ETag is
+ * set beforehand (answerEtag). A small package is answered by res.json itself.
  */
 function streamJson(res: Response, value: object): void {
   res.set('Content-Type', 'application/json; charset=utf-8');
   const stream = Readable.from(jsonChunks(value), { objectMode: false });
   stream.on('error', (error) => res.destroy(error));
   stream.pipe(res);
+}
+
+type AnswerKind = 'package' | 'markdown';
+
+/**
+ * Bumped when what an answer is made of changes (withUrls, absoluteAssetLinks): an answer is a
+ * function of the stored package (its sha256), the base URL its links carry, and this shape.
+ */
+const ANSWER_SHAPE = 1;
+
+/** A strong ETag known from the job record alone, so a client that has the answer gets a 304 that reads nothing. */
+function answerEtag(kind: AnswerKind, packageSha256: string, base: string): string {
+  return `"${kind}-${createHash('sha256').update(`${ANSWER_SHAPE}\n${packageSha256}\n${base}`).digest('base64url').slice(0, 32)}"`;
+}
+
+/**
+ * If-None-Match as an origin server evaluates it (RFC 9110, 13.1.2): `*`, or a listed tag equal to
+ * ours by weak comparison. Not Express's `req.fresh`: it also gives up when the request says
+ * `Cache-Control: no-cache`, which fetch() adds to every request that sets If-None-Match itself,
+ * and which speaks to caches, not to the origin.
+ */
+function hasAnswer(ifNoneMatch: string | undefined, etag: string): boolean {
+  if (ifNoneMatch === undefined) return false;
+  if (ifNoneMatch.trim() === '*') return true;
+  return ifNoneMatch.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
 }
 
 export function assetUrl(base: string, packageId: string, sha256: string): string {
