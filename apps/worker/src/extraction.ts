@@ -1,4 +1,5 @@
-import type { ParsedDocument } from '@readpack/parsers';
+import type { EmbeddedImage, ParsedDocument } from '@readpack/parsers';
+import type { BlobStore } from '@readpack/package-store';
 
 /**
  * The extract stage's output as stored in the blob store for the assemble stage: a
@@ -24,4 +25,14 @@ export interface StoredImage {
 export function toExtraction(parsed: Omit<ParsedDocument, 'images'>, images: StoredImage[]): Extraction {
   const { text: _text, tables: _tables, ...stored } = parsed;
   return { ...stored, images };
+}
+
+/** Moves a document's (or a slice's) embedded images into the blob store, in order, named by hash. */
+export async function storeImages(blobs: BlobStore, images: readonly EmbeddedImage[]): Promise<StoredImage[]> {
+  const stored: StoredImage[] = [];
+  for (const image of images) {
+    const { sha256, size } = await blobs.putBuffer(image.data);
+    stored.push({ name: image.name, mediaType: image.mediaType, sha256, size, ...(image.page === undefined ? {} : { page: image.page }), ...(image.width === undefined || image.height === undefined ? {} : { width: image.width, height: image.height }) });
+  }
+  return stored;
 }

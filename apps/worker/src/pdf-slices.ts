@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { BlobPointer } from '@readpack/queues';
 import { countChars, type PdfSlice, type SizeChars, type SlicePage } from '@readpack/parsers';
 import type { Storage } from '@readpack/package-store';
-import type { Extraction } from './extraction.js';
+import { storeImages, type StoredImage } from './extraction.js';
 import { jsonStream } from './json-chunks.js';
 import { PermanentFailure } from './failures.js';
 import { pagesNeedingOcr } from './ocr-routing.js';
@@ -43,17 +43,12 @@ export interface SliceDone {
 /** A slice as stored: its pages before the document-wide steps, its images already in the blob store. */
 export interface StoredSlice {
   pages: SlicePage[];
-  images: Extraction['images'];
+  images: StoredImage[];
 }
 
 /** Stores a slice's images, then the slice itself (by pointer: a job's return value stays small). */
 export async function storeSlice(storage: Storage, range: PageRange, slice: PdfSlice): Promise<SliceDone> {
-  const images: Extraction['images'] = [];
-  for (const image of slice.images) {
-    const { sha256, size } = await storage.blobs.putBuffer(image.data);
-    images.push({ name: image.name, mediaType: image.mediaType, sha256, size, ...(image.page === undefined ? {} : { page: image.page }), ...(image.width === undefined || image.height === undefined ? {} : { width: image.width, height: image.height }) });
-  }
-  const stored: StoredSlice = { pages: slice.pages, images };
+  const stored: StoredSlice = { pages: slice.pages, images: await storeImages(storage.blobs, slice.images) };
   // Streamed page by page: the slice's JSON is never one string beside its pages.
   const blob = await storage.blobs.putStream(jsonStream(stored));
   return { ok: true, from: range.from, to: range.to, blob: { sha256: blob.sha256, size: blob.size }, sizes: slice.sizes };

@@ -23,11 +23,12 @@ export class PackageReads {
 
   constructor(private readonly budgetBytes: number) {}
 
-  /** Bytes of packages being read and answered now (for tests and metrics). */
+  /** Bytes of packages being read and answered now (read by its tests). */
   get bytesInUse(): number {
     return this.inUse;
   }
 
+  /** Readers waiting for a turn (read by its tests). */
   get waiting(): number {
     return this.queue.length;
   }

@@ -15,7 +15,7 @@ import { chooseEngine } from '../engine-choice.js';
 import { pageLanguage } from '../ocr-language.js';
 import { pagesNeedingOcr } from '../ocr-routing.js';
 import { pdfPassword } from '../secrets.js';
-import { toExtraction, type Extraction, type StoredImage } from '../extraction.js';
+import { storeImages, toExtraction, type Extraction, type StoredImage } from '../extraction.js';
 import { classify, PermanentFailure } from '../failures.js';
 import { CONVERTED_MEDIA_TYPES } from './convert.js';
 import { defineStage, type StageContext } from '../stage.js';
@@ -207,14 +207,7 @@ async function extractLocally(payload: ExtractPayload, document: SourceRef, ctx:
     await fanOutSlices(payload, parsed, ctx);
     return 'sliced';
   }
-  return inSpan(SPAN.assetWrite, { attributes: { [ATTR.files]: parsed.images.length + 1 } }, async () => {
-    const images = [];
-    for (const image of parsed.images) {
-      const { sha256: imageSha, size } = await storage.blobs.putBuffer(image.data);
-      images.push({ name: image.name, mediaType: image.mediaType, sha256: imageSha, size, ...(image.page === undefined ? {} : { page: image.page }), ...(image.width === undefined || image.height === undefined ? {} : { width: image.width, height: image.height }) });
-    }
-    return asRead(payload.rendition, parsed, images);
-  });
+  return inSpan(SPAN.assetWrite, { attributes: { [ATTR.files]: parsed.images.length + 1 } }, async () => asRead(payload.rendition, parsed, await storeImages(storage.blobs, parsed.images)));
 }
 
 /**
