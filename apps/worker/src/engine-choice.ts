@@ -1,5 +1,5 @@
 import type { Config } from '@readpack/config';
-import type { ParsedDocument } from '@readpack/parsers';
+import type { ParsedDocument, ParsedPage } from '@readpack/parsers';
 import type { DocumentOptions } from '@readpack/queues';
 
 /**
@@ -15,24 +15,55 @@ import type { DocumentOptions } from '@readpack/queues';
  */
 export type EngineChoice = 'local' | 'mineru';
 
-export function chooseEngine(options: DocumentOptions, parsed: ParsedDocument | undefined, mediaType: string, config: Config): EngineChoice {
+export function chooseEngine(options: DocumentOptions, read: (() => ComplexityTally) | undefined, mediaType: string, config: Config): EngineChoice {
   if (options.engine !== 'auto') return options.engine;
-  if (!config.mineru.url || mediaType !== 'application/pdf' || !parsed) return 'local';
-  return looksComplex(parsed, config.ocr.minCharsPerPage) ? 'mineru' : 'local';
+  if (!config.mineru.url || mediaType !== 'application/pdf' || !read) return 'local';
+  return read().complex(config.ocr.minCharsPerPage) ? 'mineru' : 'local';
 }
 
 export function looksComplex(parsed: ParsedDocument, minCharsPerPage: number): boolean {
-  if (parsed.pages?.some((p) => p.charCount < minCharsPerPage)) return true;
-  if (parsed.tables.length > 0) return true;
-  const lines = parsed.text.split('\n').map((l) => l.trim()).filter(Boolean);
-  const tabular = lines.filter((l) => {
-    const tokens = l.split(/\s+/);
-    return l.length < 60 && tokens.length >= 2 && isNumeric(tokens.at(-1)!);
-  });
-  if (tabular.length >= 8 && tabular.length / lines.length >= 0.25) return true;
-  const chars = parsed.text.replace(/\s/g, '');
-  const math = (chars.match(/[=∑∫√≤≥±×÷∂∞≈≠∈∀∃^]/g) ?? []).length;
-  return chars.length > 0 && math / chars.length > 0.01;
+  return complexityOf(parsed).complex(minCharsPerPage);
+}
+
+export function complexityOf(parsed: ParsedDocument): ComplexityTally {
+  return new ComplexityTally().add(parsed.text, parsed.tables.length, parsed.pages ?? []);
+}
+
+/**
+ * The rule's counts, added part by part: a document read in parts (a large PDF) says what its
+ * text joined would, as the rule reads text line by line and a part's text is whole lines.
+ */
+export class ComplexityTally {
+  /** The fewest characters a page has. */
+  private fewest = Infinity;
+  private tables = 0;
+  private lines = 0;
+  private tabular = 0;
+  private chars = 0;
+  private math = 0;
+
+  add(text: string, tables: number, pages: readonly Pick<ParsedPage, 'charCount'>[]): this {
+    for (const page of pages) this.fewest = Math.min(this.fewest, page.charCount);
+    this.tables += tables;
+    for (const raw of text.split('\n')) {
+      const line = raw.trim();
+      if (!line) continue;
+      this.lines += 1;
+      const tokens = line.split(/\s+/);
+      if (line.length < 60 && tokens.length >= 2 && isNumeric(tokens.at(-1)!)) this.tabular += 1;
+    }
+    const chars = text.replace(/\s/g, '');
+    this.chars += chars.length;
+    this.math += (chars.match(/[=∑∫√≤≥±×÷∂∞≈≠∈∀∃^]/g) ?? []).length;
+    return this;
+  }
+
+  complex(minCharsPerPage: number): boolean {
+    if (this.fewest < minCharsPerPage) return true;
+    if (this.tables > 0) return true;
+    if (this.tabular >= 8 && this.tabular / this.lines >= 0.25) return true;
+    return this.chars > 0 && this.math / this.chars > 0.01;
+  }
 }
 
 function isNumeric(token: string): boolean {

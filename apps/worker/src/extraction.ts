@@ -1,4 +1,5 @@
-import type { EmbeddedImage, ParsedDocument } from '@readpack/parsers';
+import type { EmbeddedImage, ParsedDocument, ParsedPage, PartOrigin } from '@readpack/parsers';
+import type { FlowBlock, FurnitureBlock } from '@readpack/reading-package';
 import type { BlobStore } from '@readpack/package-store';
 
 /**
@@ -9,6 +10,39 @@ import type { BlobStore } from '@readpack/package-store';
  */
 export interface Extraction extends Omit<ParsedDocument, 'images' | 'text' | 'tables'> {
   images: StoredImage[];
+}
+
+/**
+ * A large PDF's extraction as its merge job stores it: parts of whole pages in page order, each a
+ * blob of its own (ExtractionPart), so that neither the merge nor assemble holds the document
+ * whole (docs/architecture.md, "Memory"). Its parts one after the other are the Extraction the
+ * document would have had read whole; assemble makes the same package of either (tested).
+ */
+export interface PartedExtraction {
+  origin: PartOrigin;
+  images: StoredImage[];
+  parts: PartPointer[];
+}
+
+export interface PartPointer {
+  sha256: string;
+  size: number;
+  /** Pages in the part. */
+  pages: number;
+}
+
+/** A run of whole pages of a parted extraction: its blocks (each top-level block its first page's), furniture and pages. */
+export interface ExtractionPart {
+  body: FlowBlock[];
+  furniture: FurnitureBlock[];
+  pages: ParsedPage[];
+}
+
+/** What an assemble job's `extraction` pointer points to. */
+export type StoredExtraction = Extraction | PartedExtraction;
+
+export function isParted(extraction: StoredExtraction): extraction is PartedExtraction {
+  return 'parts' in extraction;
 }
 
 export interface StoredImage {

@@ -1,5 +1,5 @@
 // The script rules alone: @readpack/ocr's index would load tesseract.js into the extract consumer.
-import { languageForCidOrderings, languageForText } from '@readpack/ocr/script-language';
+import { languageForCidOrderings, languageForText, ScriptTally } from '@readpack/ocr/script-language';
 import type { ParsedPage } from '@readpack/parsers';
 import type { DocumentOptions } from '@readpack/queues';
 
@@ -15,12 +15,13 @@ export interface PageLanguage {
  *   2. `auto`: the page's own CID fonts (Japan1 → jpn, GB1 → chi_sim, CNS1 → chi_tra, Korea1 →
  *      kor), then the scripts of its own extractable text (kana → jpn, Hangul → kor, Han →
  *      chi_sim or chi_tra, Latin → eng), then the same over the whole document (a scanned page
- *      in a document whose other pages have text is most likely in their language);
+ *      in a document whose other pages have text is most likely in their language; its text is
+ *      tallied only when a page needs it: `documentScripts`);
  *   3. otherwise undefined: the OCR stage runs tesseract's script detection on the pixels.
  * Fonts come before text: a font's character collection is declared, text may be a stray
  * page number or a Latin header over a CJK scan.
  */
-export function pageLanguage(options: DocumentOptions, pages: readonly ParsedPage[], index: number): PageLanguage | undefined {
+export async function pageLanguage(options: DocumentOptions, pages: readonly LanguagePage[], index: number, documentScripts: () => Promise<ScriptTally> = async () => tallyOf(pages)): Promise<PageLanguage | undefined> {
   if (options.ocrLang !== 'auto') return { code: options.ocrLang, source: options.ocrLangDefaulted ? 'default' : 'request' };
   const page = pages.find((p) => p.index === index);
   const byFont = languageForCidOrderings(page?.cidOrderings);
@@ -29,7 +30,20 @@ export function pageLanguage(options: DocumentOptions, pages: readonly ParsedPag
   if (byText) return { code: byText, source: 'text' };
   const documentFont = languageForCidOrderings(pages.flatMap((p) => p.cidOrderings ?? []));
   if (documentFont) return { code: documentFont, source: 'font' };
-  const documentText = languageForText(pages.map((p) => p.text).join('\n'));
+  const documentText = (await documentScripts()).language();
   if (documentText) return { code: documentText, source: 'text' };
   return undefined;
+}
+
+/**
+ * What pageLanguage reads of a page. A document read in parts keeps the text of the pages OCR
+ * may read only, and tallies the scripts of all its text from its stored parts when asked.
+ */
+export type LanguagePage = Pick<ParsedPage, 'index' | 'text' | 'cidOrderings'>;
+
+/** The scripts of every page's text. */
+export function tallyOf(pages: readonly Pick<ParsedPage, 'text'>[]): ScriptTally {
+  const tally = new ScriptTally();
+  for (const page of pages) tally.add(page.text);
+  return tally;
 }

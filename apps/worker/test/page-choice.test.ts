@@ -77,16 +77,16 @@ describe("a page's OCR language", () => {
   const auto: DocumentOptions = { engine: 'local', ocrLang: 'auto' };
   const pages = (...specs: [string, string[]?][]): ParsedPage[] => specs.map(([text, cid], index) => ({ ...layer(text, cid), index }));
 
-  it('is the requested or the configured default language, said apart', () => {
-    expect(pageLanguage({ engine: 'local', ocrLang: 'chi_sim' }, pages(['']), 0)).toEqual({ code: 'chi_sim', source: 'request' });
-    expect(pageLanguage({ engine: 'local', ocrLang: 'eng', ocrLangDefaulted: true }, pages(['']), 0)).toEqual({ code: 'eng', source: 'default' });
+  it('is the requested or the configured default language, said apart', async () => {
+    await expect(pageLanguage({ engine: 'local', ocrLang: 'chi_sim' }, pages(['']), 0)).resolves.toEqual({ code: 'chi_sim', source: 'request' });
+    await expect(pageLanguage({ engine: 'local', ocrLang: 'eng', ocrLangDefaulted: true }, pages(['']), 0)).resolves.toEqual({ code: 'eng', source: 'default' });
   });
 
-  it('comes from the page fonts first, then its text, then the document, else the pixels decide', () => {
-    expect(pageLanguage(auto, pages(['Page 3', ['Adobe-Korea1-2']]), 0)).toEqual({ code: 'kor', source: 'font' });
-    expect(pageLanguage(auto, pages(['第3章 ひらがな']), 0)).toEqual({ code: 'jpn', source: 'text' });
-    expect(pageLanguage(auto, pages(['', ['CNS1']], ['']), 1)).toEqual({ code: 'chi_tra', source: 'font' });
-    expect(pageLanguage(auto, pages(['光学识别技术'], ['']), 1)).toEqual({ code: 'chi_sim', source: 'text' });
-    expect(pageLanguage(auto, pages(['12'], ['']), 1)).toBeUndefined();
+  it('comes from the page fonts first, then its text, then the document, else the pixels decide', async () => {
+    await expect(pageLanguage(auto, pages(['Page 3', ['Adobe-Korea1-2']]), 0)).resolves.toEqual({ code: 'kor', source: 'font' });
+    await expect(pageLanguage(auto, pages(['第3章 ひらがな']), 0)).resolves.toEqual({ code: 'jpn', source: 'text' });
+    await expect(pageLanguage(auto, pages(['', ['CNS1']], ['']), 1)).resolves.toEqual({ code: 'chi_tra', source: 'font' });
+    await expect(pageLanguage(auto, pages(['光学识别技术'], ['']), 1)).resolves.toEqual({ code: 'chi_sim', source: 'text' });
+    await expect(pageLanguage(auto, pages(['12'], ['']), 1)).resolves.toBeUndefined();
   });
 });

@@ -11,7 +11,7 @@ export { OcrError, type OcrErrorCode } from './errors.js';
 export { DEBIAN_TESSDATA_DIR, resolveLanguageData, type LanguageData } from './tessdata.js';
 export { parseLanguages, type LanguageSpec } from './languages.js';
 export { TESSERACT_VERSION } from './version.js';
-export { scriptLanguage, languageForText, languageForCidOrderings, dominantLanguage, type ScriptLanguage } from './script-language.js';
+export { scriptLanguage, languageForText, ScriptTally, languageForCidOrderings, dominantLanguage, type ScriptLanguage } from './script-language.js';
 export { readPage, readingScore, SNIPPET_CHARS, SURE_WORD_CONFIDENCE, type ReadOptions } from './reading-policy.js';
 export { splitTsvPages } from './native.js';
 export { normalizeContrast, normalizeImage, grayFromPgm } from './contrast.js';

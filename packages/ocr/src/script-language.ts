@@ -30,27 +30,42 @@ const SIMPLIFIED = new Set([...'们个来这说时会对国学与经过发开关
  * Needs a few characters of a script (`minChars`) before it says anything.
  */
 export function languageForText(text: string, minChars = 2): ScriptLanguage | undefined {
-  let kana = 0;
-  let hangul = 0;
-  let han = 0;
-  let latin = 0;
-  let traditional = 0;
-  let simplified = 0;
-  for (const c of text) {
-    if (/[\p{Script=Hiragana}\p{Script=Katakana}]/u.test(c)) kana += 1;
-    else if (/\p{Script=Hangul}/u.test(c)) hangul += 1;
-    else if (/\p{Script=Han}/u.test(c)) {
-      han += 1;
-      if (TRADITIONAL.has(c)) traditional += 1;
-      if (SIMPLIFIED.has(c)) simplified += 1;
-    } else if (/\p{Script=Latin}/u.test(c)) latin += 1;
+  return new ScriptTally().add(text).language(minChars);
+}
+
+/**
+ * languageForText's counts, added text by text: a document's pages one after the other say what
+ * their text joined would (a 10,000-page document's text is never one string for it).
+ */
+export class ScriptTally {
+  private kana = 0;
+  private hangul = 0;
+  private han = 0;
+  private latin = 0;
+  private traditional = 0;
+  private simplified = 0;
+
+  add(text: string): this {
+    for (const c of text) {
+      if (/[\p{Script=Hiragana}\p{Script=Katakana}]/u.test(c)) this.kana += 1;
+      else if (/\p{Script=Hangul}/u.test(c)) this.hangul += 1;
+      else if (/\p{Script=Han}/u.test(c)) {
+        this.han += 1;
+        if (TRADITIONAL.has(c)) this.traditional += 1;
+        if (SIMPLIFIED.has(c)) this.simplified += 1;
+      } else if (/\p{Script=Latin}/u.test(c)) this.latin += 1;
+    }
+    return this;
   }
-  // Japanese mixes kana into Han text; a few kana are enough to tell it from Chinese.
-  if (kana >= 1 && kana + han >= minChars) return 'jpn';
-  if (hangul >= minChars) return 'kor';
-  if (han >= minChars) return traditional > simplified ? 'chi_tra' : 'chi_sim';
-  if (latin >= minChars) return 'eng';
-  return undefined;
+
+  language(minChars = 2): ScriptLanguage | undefined {
+    // Japanese mixes kana into Han text; a few kana are enough to tell it from Chinese.
+    if (this.kana >= 1 && this.kana + this.han >= minChars) return 'jpn';
+    if (this.hangul >= minChars) return 'kor';
+    if (this.han >= minChars) return this.traditional > this.simplified ? 'chi_tra' : 'chi_sim';
+    if (this.latin >= minChars) return 'eng';
+    return undefined;
+  }
 }
 
 /** Tesseract OSD's script names (its unicharset's) → the language that reads them. */

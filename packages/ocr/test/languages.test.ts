@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it, jest } from '@jest/globals';
 import sharp from 'sharp';
 import { readFileSync } from 'node:fs';
 import { fixturePath, textPng, type TestScript } from '@readpack/testing';
-import { dominantLanguage, languageForCidOrderings, languageForText, NativeOcrEngine, OcrEngine, readPage, scriptLanguage, type GrayPixels, type OcrReader } from '@readpack/ocr';
+import { dominantLanguage, languageForCidOrderings, languageForText, NativeOcrEngine, ScriptTally, OcrEngine, readPage, scriptLanguage, type GrayPixels, type OcrReader } from '@readpack/ocr';
 
 jest.setTimeout(180_000);
 
@@ -82,6 +82,16 @@ describe('language from what a document says', () => {
     expect(languageForText('繁體中文測試')).toBe('chi_tra');
     expect(languageForText('Annual report')).toBe('eng');
     expect(languageForText('12')).toBeUndefined();
+  });
+
+  it('says of text tallied piece by piece what it says of the pieces joined (a large document is tallied by page)', () => {
+    const pages = ['Vorwort', '繁體', '中文測試 個', '', 'ab'];
+    const tally = new ScriptTally();
+    for (const page of pages) tally.add(page);
+    expect(tally.language()).toBe(languageForText(pages.join('\n')));
+    expect(tally.language()).toBe('chi_tra');
+    // One kana anywhere makes Han text Japanese, whichever page it is on.
+    expect(tally.add('ひ').language()).toBe('jpn');
   });
 
   it('lets the script of most characters decide a probe reading, where a few CJK characters may be junk', () => {

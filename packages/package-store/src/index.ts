@@ -15,7 +15,7 @@ export { S3BlobStore } from './s3/s3-blob-store.js';
 export { S3PackageStore } from './s3/s3-package-store.js';
 export { S3Objects } from './s3/objects.js';
 export { BlobTooLargeError } from './spool.js';
-export { isSmallPackage, jsonChunks, makeJson, oneOrMore, type MadeJson } from './json-pieces.js';
+export { isSmallPackage, jsonChunks, makeJson, oneOrMore, SpilledJson, type MadeJson, type SpilledField, type StreamedManifest } from './json-pieces.js';
 export { processScratchDir } from './local-copies.js';
 export {
   ChecksumMismatchError,

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { open, rm } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
+import { open, rm, type FileHandle } from 'node:fs/promises';
 import type { PackageManifest } from './manifest.js';
 
 /** Chunks are gathered up to this size before they are handed on: one block each would be thousands of tiny writes. */
@@ -15,47 +16,52 @@ const STRING_PIECE_CHARS = 1024 * 1024;
  * one string, and one buffer of it, in memory. The bytes are JSON.stringify's, exactly (tested):
  * a package's sha256 does not depend on how it was written.
  */
-export function* jsonChunks(value: object, indent: 0 | 1 = 0): Generator<string> {
-  let pending = '';
-  for (const piece of jsonPieces(value, indent)) {
-    pending += piece;
-    if (pending.length >= CHUNK_CHARS) {
-      yield pending;
-      pending = '';
-    }
-  }
-  if (pending !== '') yield pending;
+export function jsonChunks(value: object, indent: 0 | 1 = 0): Generator<string> {
+  return jsonChunksOf(jsonPieces(value, indent));
 }
 
 function* jsonPieces(value: object, indent: 0 | 1): Generator<string> {
-  // JSON.stringify(v, null, 1) puts each nesting level one space further in; a value that sits
-  // `depth` levels down is its own pretty JSON with `depth` more spaces after each line break
-  // (JSON strings hold no raw line breaks, so every '\n' in it is layout).
-  const nested = (json: string, depth: number): string => (indent === 0 ? json : json.replace(/\n/g, `\n${' '.repeat(depth)}`));
-  const colon = indent === 0 ? ':' : ': ';
-  const lineAt = (depth: number): string => (indent === 0 ? '' : `\n${' '.repeat(depth)}`);
   let first = true;
   yield '{';
   for (const [key, field] of Object.entries(value)) {
-    const isArray = Array.isArray(field);
-    const isLongString = typeof field === 'string' && field.length > STRING_PIECE_CHARS;
-    const whole = isArray || isLongString ? undefined : (JSON.stringify(field, null, indent) as string | undefined);
-    if (!isArray && !isLongString && whole === undefined) continue;
-    yield `${first ? '' : ','}${lineAt(1)}${JSON.stringify(key)}${colon}`;
+    const pieces = fieldPieces(field, indent);
+    if (!pieces) continue;
+    yield `${first ? '' : ','}${lineAt(1, indent)}${JSON.stringify(key)}${indent === 0 ? ':' : ': '}`;
     first = false;
-    if (isLongString) yield* stringPieces(field);
-    else if (!isArray) yield nested(whole!, 1);
-    else if (field.length === 0) yield '[]';
-    else {
-      yield '[';
-      for (let i = 0; i < field.length; i += 1) {
-        const element = (JSON.stringify(field[i], null, indent) as string | undefined) ?? 'null';
-        yield `${i === 0 ? '' : ','}${lineAt(2)}${nested(element, 2)}`;
-      }
-      yield `${lineAt(1)}]`;
-    }
+    yield* pieces;
   }
-  yield first ? '}' : `${lineAt(0)}}`;
+  yield first ? '}' : `${lineAt(0, indent)}}`;
+}
+
+const lineAt = (depth: number, indent: 0 | 1): string => (indent === 0 ? '' : `\n${' '.repeat(depth)}`);
+
+// JSON.stringify(v, null, 1) puts each nesting level one space further in; a value that sits
+// `depth` levels down is its own pretty JSON with `depth` more spaces after each line break
+// (JSON strings hold no raw line breaks, so every '\n' in it is layout).
+const nested = (json: string, depth: number, indent: 0 | 1): string => (indent === 0 ? json : json.replace(/\n/g, `\n${' '.repeat(depth)}`));
+
+/** A top-level field's JSON in pieces (arrays an element at a time, long strings in pieces); undefined for what JSON.stringify leaves out. */
+function fieldPieces(field: unknown, indent: 0 | 1): Iterable<string> | undefined {
+  if (Array.isArray(field)) return arrayPieces(field, indent);
+  if (typeof field === 'string' && field.length > STRING_PIECE_CHARS) return stringPieces(field);
+  const whole = JSON.stringify(field, null, indent) as string | undefined;
+  return whole === undefined ? undefined : [nested(whole, 1, indent)];
+}
+
+function* arrayPieces(field: readonly unknown[], indent: 0 | 1): Generator<string> {
+  if (field.length === 0) {
+    yield '[]';
+    return;
+  }
+  yield '[';
+  for (let i = 0; i < field.length; i += 1) yield elementPiece(field[i], i, indent);
+  yield `${lineAt(1, indent)}]`;
+}
+
+/** The `i`th element of a top-level array, with the comma and layout before it. */
+function elementPiece(element: unknown, i: number, indent: 0 | 1): string {
+  const json = (JSON.stringify(element, null, indent) as string | undefined) ?? 'null';
+  return `${i === 0 ? '' : ','}${lineAt(2, indent)}${nested(json, 2, indent)}`;
 }
 
 /**
@@ -140,7 +146,133 @@ export function isSmallPackage(manifest: Pick<PackageManifest, 'text' | 'markdow
 }
 
 /** A manifest's stored bytes: `JSON.stringify(manifest, null, 1)` and a line break (its sha256 is of these). */
-export function makeManifestJson(manifest: PackageManifest, spillPath: string): Promise<MadeJson> {
+export function makeManifestJson(manifest: PackageManifest | StreamedManifest, spillPath: string): Promise<MadeJson> {
+  if (isStreamed(manifest)) return makeStreamedJson(manifest, spillPath);
   const chunks = isSmallPackage(manifest) ? [JSON.stringify(manifest, null, 1)].values() : jsonChunks(manifest, 1);
   return makeJson(chunks, '\n', spillPath);
+}
+
+/**
+ * A top-level field of a package too large to hold (a parted document's text, Markdown, blocks,
+ * tables or pages), written as it is made to a file of its own, as its JSON at the depth it has
+ * in the manifest: `JSON.stringify(manifest, null, 1)`'s bytes for it, exactly. `push` takes an
+ * array's next element, or a string's next piece (never half of a surrogate pair: it is escaped
+ * alone). `close` ends it; the manifest's write then copies it in (makeManifestJson).
+ */
+export class SpilledJson {
+  private pending = '';
+  private count = 0;
+  private closed = false;
+
+  private constructor(
+    readonly path: string,
+    private readonly file: FileHandle,
+    readonly kind: 'array' | 'string',
+  ) {}
+
+  static async open(path: string, kind: 'array' | 'string'): Promise<SpilledJson> {
+    const spilled = new SpilledJson(path, await open(path, 'wx'), kind);
+    spilled.pending = kind === 'array' ? '[' : '"';
+    return spilled;
+  }
+
+  /** Whether anything was pushed (for a string: anything but empty pieces). */
+  get empty(): boolean {
+    return this.count === 0;
+  }
+
+  async push(value: unknown): Promise<void> {
+    if (this.kind === 'string') {
+      if (typeof value !== 'string') throw new TypeError('a spilled string takes strings');
+      if (value === '') return;
+      this.pending += JSON.stringify(value).slice(1, -1);
+    } else {
+      this.pending += elementPiece(value, this.count, 1);
+    }
+    this.count += 1;
+    if (this.pending.length >= CHUNK_CHARS) await this.flush();
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.pending += this.kind === 'string' ? '"' : this.count === 0 ? ']' : `${lineAt(1, 1)}]`;
+    await this.flush();
+    await this.file.close();
+    this.closed = true;
+  }
+
+  /** Closes (if open) and deletes the file. */
+  async remove(): Promise<void> {
+    if (!this.closed) {
+      this.closed = true;
+      await this.file.close();
+    }
+    await rm(this.path, { force: true });
+  }
+
+  private async flush(): Promise<void> {
+    if (this.pending === '') return;
+    await this.file.write(Buffer.from(this.pending, 'utf8'));
+    this.pending = '';
+  }
+}
+
+/** The fields of a package that a parted document writes as SpilledJson; the others are values as in PackageManifest. */
+export type SpilledField = 'text' | 'markdown' | 'body' | 'tables' | 'pages';
+
+/** A manifest whose largest fields are SpilledJson files, in the key order of the manifest it stands for. */
+export type StreamedManifest = Omit<PackageManifest, SpilledField> & { text: SpilledJson; markdown: SpilledJson; body: SpilledJson; tables: SpilledJson; pages?: SpilledJson };
+
+function isStreamed(manifest: PackageManifest | StreamedManifest): manifest is StreamedManifest {
+  return manifest.text instanceof SpilledJson;
+}
+
+/** A streamed manifest's bytes (as makeManifestJson's), written to `spillPath` from its fields and their files. */
+async function makeStreamedJson(manifest: StreamedManifest, spillPath: string): Promise<MadeJson> {
+  const hash = createHash('sha256');
+  let size = 0;
+  const file = await open(spillPath, 'wx');
+  try {
+    try {
+      const write = async (bytes: Buffer): Promise<void> => {
+        hash.update(bytes);
+        size += bytes.length;
+        await file.write(bytes);
+      };
+      let first = true;
+      await write(Buffer.from('{'));
+      for (const [key, field] of Object.entries(manifest)) {
+        const pieces = field instanceof SpilledJson ? undefined : fieldPieces(field, 1);
+        if (!(field instanceof SpilledJson) && !pieces) continue;
+        await write(Buffer.from(`${first ? '' : ','}${lineAt(1, 1)}${JSON.stringify(key)}: `, 'utf8'));
+        first = false;
+        if (field instanceof SpilledJson) {
+          await field.close();
+          for await (const bytes of createReadStream(field.path)) await write(bytes as Buffer);
+        } else {
+          for (const chunk of jsonChunksOf(pieces!)) await write(Buffer.from(chunk, 'utf8'));
+        }
+      }
+      await write(Buffer.from(`${first ? '}' : `${lineAt(0, 1)}}`}\n`, 'utf8'));
+    } finally {
+      await file.close();
+    }
+  } catch (error) {
+    await rm(spillPath, { force: true });
+    throw error;
+  }
+  return { kind: 'file', path: spillPath, size, sha256: hash.digest('hex') };
+}
+
+/** Pieces gathered into chunks of about CHUNK_CHARS. */
+function* jsonChunksOf(pieces: Iterable<string>): Generator<string> {
+  let pending = '';
+  for (const piece of pieces) {
+    pending += piece;
+    if (pending.length >= CHUNK_CHARS) {
+      yield pending;
+      pending = '';
+    }
+  }
+  if (pending !== '') yield pending;
 }

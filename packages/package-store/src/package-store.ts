@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { makeManifestJson } from './json-pieces.js';
+import { makeManifestJson, type StreamedManifest } from './json-pieces.js';
 import type { PackageManifest } from './manifest.js';
 import { ignoreMissing, isMissing } from './missing.js';
 import { PACKAGE_ID, type BlobStore, type PackageIndex, type PackageRepository, type WrittenPackage } from './storage.js';
@@ -35,7 +35,7 @@ export class PackageStore implements PackageRepository {
     return join(this.root, `${packageId}.idx`);
   }
 
-  async write(manifest: PackageManifest): Promise<WrittenPackage> {
+  async write(manifest: PackageManifest | StreamedManifest): Promise<WrittenPackage> {
     for (const asset of manifest.assets) {
       if (!(await this.blobs.has(asset.sha256))) throw new Error(`asset ${asset.sha256} is not in the blob store`);
     }

@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import type { StreamedManifest } from './json-pieces.js';
 import type { PackageManifest } from './manifest.js';
 import type { S3Config } from '@readpack/config';
 
@@ -98,7 +99,7 @@ export interface SignedUrlOptions {
 export interface PackageRepository {
   /** Where a package is, for messages (a path or an `s3://` URL). */
   pathOf(packageId: string): string;
-  write(manifest: PackageManifest): Promise<WrittenPackage>;
+  write(manifest: PackageManifest | StreamedManifest): Promise<WrittenPackage>;
   /** The manifest, or null when no such package exists (expired or never written). */
   read(packageId: string): Promise<PackageManifest | null>;
   /** The index alone, or null when the package does not exist. */

@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 import { readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { BlobTooLargeError, ChecksumMismatchError, isMissing, SCHEMA_VERSION, type PackageManifest, type Storage } from '../src/index.js';
+import { BlobTooLargeError, ChecksumMismatchError, isMissing, SCHEMA_VERSION, SpilledJson, type PackageManifest, type Storage, type StreamedManifest } from '../src/index.js';
 
 /** One implementation under test: its storage, a way to corrupt a stored blob, and clean-up. */
 export interface StorageUnderTest {
@@ -217,6 +217,37 @@ export function storageContract(name: string, open: () => Promise<StorageUnderTe
         expect(read?.text).toBe(text);
         expect(Buffer.from(`${JSON.stringify(read, null, 1)}\n`, 'utf8').equals(expected)).toBe(true);
         // Nothing is left of the file it was written through.
+        for (const dir of storage.tmpDirs) expect((await readdir(dir)).filter((n) => n.includes('job_contract1'))).toEqual([]);
+        await storage.packages.delete('job_contract1');
+      });
+
+      it('writes a package whose large fields were spilled to files as they were made: the bytes of the same manifest in memory', async () => {
+        const text = `${'Seite mit Text und 𝄞 Noten. '.repeat(Math.ceil(it_.largeBytes / 28))}end`;
+        const body = Array.from({ length: 5_000 }, (_, i) => ({ type: 'paragraph', text: `paragraph ${i} "q" \\ 中文 🙂`, page: i, bbox: [1, 2.5, 3, 4] }));
+        const whole = { ...manifest(text), body, markdown: '', tables: [{ name: 'Table 1', rows: [['a', 'b'], ['1', '']] }], pages: [] } as unknown as PackageManifest;
+        const expected = Buffer.from(`${JSON.stringify(whole, null, 1)}\n`, 'utf8');
+        const spilled: Record<string, SpilledJson> = {};
+        for (const [field, kind] of [['text', 'string'], ['markdown', 'string'], ['body', 'array'], ['tables', 'array'], ['pages', 'array']] as const) {
+          spilled[field] = await SpilledJson.open(join(storage.spoolDir, `job_contract1.${field}.json`), kind);
+        }
+        // The text in pieces of odd lengths, so that pieces end inside words (never inside a surrogate pair: the caller's rule).
+        for (let from = 0; from < text.length; ) {
+          let to = Math.min(text.length, from + 7_777);
+          if (to < text.length && text.charCodeAt(to - 1) >= 0xd800 && text.charCodeAt(to - 1) <= 0xdbff) to -= 1;
+          await spilled.text!.push(text.slice(from, to));
+          from = to;
+        }
+        for (const block of body) await spilled.body!.push(block);
+        for (const table of whole.tables) await spilled.tables!.push(table);
+        const streamed = Object.fromEntries(Object.entries(whole).map(([key, value]) => [key, spilled[key] ?? value])) as unknown as StreamedManifest;
+        try {
+          const written = await storage.packages.write(streamed);
+          expect(written).toEqual({ packageId: 'job_contract1', size: expected.length, sha256: sha(expected) });
+          const read = await storage.packages.read('job_contract1');
+          expect(Buffer.from(`${JSON.stringify(read, null, 1)}\n`, 'utf8').equals(expected)).toBe(true);
+        } finally {
+          for (const file of Object.values(spilled)) await file.remove();
+        }
         for (const dir of storage.tmpDirs) expect((await readdir(dir)).filter((n) => n.includes('job_contract1'))).toEqual([]);
         await storage.packages.delete('job_contract1');
       });

@@ -49,17 +49,20 @@ export function parsedDocument(parts: { origin: PartOrigin; body: FlowBlock[]; f
     tables: tablesOf(parts.body),
     images: parts.images ?? [],
   };
-  if (parts.pages) {
-    // Blocks grouped by page once: filtering the body for each page is quadratic, minutes at 10,000 pages.
-    const byPage = new Map<number | undefined, FlowBlock[]>();
-    for (const block of parts.body) {
-      const blocks = byPage.get(block.page);
-      if (blocks) blocks.push(block);
-      else byPage.set(block.page, [block]);
-    }
-    doc.pages = parts.pages.map((frame) => pageOf(frame, byPage.get(frame.index) ?? [], parts.origin));
-  }
+  if (parts.pages) doc.pages = pagesOf(parts.pages, parts.body, parts.origin);
   return doc;
+}
+
+/** Each page of `frames` with its text and character count, from the blocks on it (a block is its first page's). */
+export function pagesOf(frames: readonly PageFrame[], body: readonly FlowBlock[], origin: PartOrigin): ParsedPage[] {
+  // Blocks grouped by page once: filtering the body for each page is quadratic, minutes at 10,000 pages.
+  const byPage = new Map<number | undefined, FlowBlock[]>();
+  for (const block of body) {
+    const blocks = byPage.get(block.page);
+    if (blocks) blocks.push(block);
+    else byPage.set(block.page, [block]);
+  }
+  return frames.map((frame) => pageOf(frame, byPage.get(frame.index) ?? [], origin));
 }
 
 function pageOf(frame: PageFrame, blocks: FlowBlock[], origin: PartOrigin): ParsedPage {
@@ -70,11 +73,11 @@ function pageOf(frame: PageFrame, blocks: FlowBlock[], origin: PartOrigin): Pars
   return page;
 }
 
-/** Every table block as a grid, named by its sheet or `Table N` in document order. */
-export function tablesOf(body: FlowBlock[]): ParsedDocument['tables'] {
+/** Every table block as a grid, named by its sheet or `Table N` in document order (`before`: tables in the parts of the document before these blocks). */
+export function tablesOf(body: FlowBlock[], before = 0): ParsedDocument['tables'] {
   const tables: ParsedDocument['tables'] = [];
   for (const block of walkBlocks(body)) {
-    if (block.type === 'table') tables.push({ name: block.name ?? `Table ${tables.length + 1}`, rows: tableGrid(block), origin: block.origin });
+    if (block.type === 'table') tables.push({ name: block.name ?? `Table ${before + tables.length + 1}`, rows: tableGrid(block), origin: block.origin });
   }
   return tables;
 }

@@ -10,9 +10,9 @@ export { parseCsv } from './csv.js';
 export { csvHeaderRows, decodeText } from './text.js';
 export { htmlBlocks, htmlDocument } from './html-blocks.js';
 export { markdownBlocks } from './markdown-blocks.js';
-export { countChars, embeddedImage, parsedDocument, tablesOf } from './document.js';
+export { countChars, embeddedImage, pagesOf, parsedDocument, tablesOf, type PageFrame } from './document.js';
 export type { PdfPlan, PdfSlice } from './pdf.js';
-export { mergePdfSlices, type PdfOutlineEntry, type SizeChars, type SliceSource, type SlicePage } from './pdf/slices.js';
+export { mergePdfSlices, mergePdfSlicesInParts, PART_PAGES, type DocumentPart, type PartPage, type PdfOutlineEntry, type SizeChars, type SliceSource, type SlicePage } from './pdf/slices.js';
 
 /** A PDF parsed whole when it has at most `sliceAbove` pages, else its page count and outline for slicing (see planPdf). */
 export function planPdfDocument(input: ParseInput, options: ParseOptions, sliceAbove: number): Promise<PdfPlan> {

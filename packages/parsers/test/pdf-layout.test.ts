@@ -3,7 +3,7 @@ import type { BBox, Origin, TableBlock } from '@readpack/reading-package';
 import { flowBlocks } from '../src/pdf/flow.js';
 import { findFurniture } from '../src/pdf/furniture.js';
 import type { PageGraphics } from '../src/pdf/graphics-types.js';
-import { bodyFontSize, headingKey, outlineHeadings, statisticalHeadings } from '../src/pdf/headings.js';
+import { documentHeadings, headingKey, HeadingEvidence } from '../src/pdf/headings.js';
 import type { LineFragment, TextRun } from '../src/pdf/layout-types.js';
 import { lineFragments } from '../src/pdf/lines.js';
 import { parseListMarker } from '../src/pdf/list-markers.js';
@@ -167,15 +167,17 @@ describe('headings', () => {
     const h2 = para('Section', 14);
     const h3 = para('Bold run', 10, { bold: true });
     const all = [h1, body, h2, body, h3, body];
-    expect(bodyFontSize(all)).toBe(10);
-    const levels = statisticalHeadings(all, 10);
+    const evidence = new HeadingEvidence([]);
+    for (const p of all) evidence.add(p, 0);
+    expect(evidence.bodySize()).toBe(10);
+    const levels = documentHeadings([all], []);
     expect([levels.get(h1), levels.get(h2), levels.get(h3), levels.get(body)]).toEqual([1, 2, 3, undefined]);
   });
 
   it('takes outline levels for matching titles (numbering aside), nearest to the destination', () => {
     const far = para('Results', 10, { bbox: [72, 700, 200, 710] });
     const near = para('2 Results', 10, { bbox: [72, 300, 200, 310] });
-    const levels = outlineHeadings([{ title: 'Results', level: 2, page: 0, y: 295 }], [[far, near]]);
+    const levels = documentHeadings([[far, near]], [{ title: 'Results', level: 2, page: 0, y: 295 }]);
     expect(levels.get(near)).toBe(2);
     expect(levels.has(far)).toBe(false);
     expect(headingKey('1.2 Topologische Räume')).toBe('topologische räume');

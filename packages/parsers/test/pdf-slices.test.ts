@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { outlinedPdf, twoColumnPdf } from '@readpack/testing';
-import { mergePdfSlices, parseDocument, parsePdfPages, pdfTextLayerOrigin, planPdfDocument, type ParsedDocument, type SliceSource } from '../src/index.js';
+import { mergePdfSlices, mergePdfSlicesInParts, parseDocument, parsePdfPages, pdfTextLayerOrigin, planPdfDocument, type DocumentPart, type ParsedDocument, type PdfOutlineEntry, type SliceSource } from '../src/index.js';
 import { PDF, scratchDir } from './helpers.js';
 
 let scratch: Awaited<ReturnType<typeof scratchDir>>;
@@ -13,7 +13,7 @@ afterAll(async () => scratch.cleanup());
  * The document read in slices of `size` pages, each slice passed through JSON as it is between
  * the slice job and the merge job (stored in the blob store), then merged.
  */
-async function slicedParse(path: string, size: number): Promise<ParsedDocument> {
+async function slicedParse(path: string, size: number, inParts?: (sources: SliceSource[], outline: PdfOutlineEntry[]) => Promise<ParsedDocument>): Promise<ParsedDocument> {
   const input = { path, mediaType: PDF };
   const plan = await planPdfDocument(input, {}, size);
   if (plan.kind !== 'sliced') throw new Error(`a PDF of more than ${size} pages was not sliced`);
@@ -28,12 +28,13 @@ async function slicedParse(path: string, size: number): Promise<ParsedDocument> 
       sizes: JSON.parse(JSON.stringify(slice.sizes)) as SliceSource['sizes'],
       load: async () => {
         loads += 1;
-        if (loads > 2) throw new Error('a slice was loaded more than twice');
+        if (loads > 3) throw new Error('a slice was loaded more than three times');
         return JSON.parse(stored) as Awaited<ReturnType<SliceSource['load']>>;
       },
     });
   }
-  return mergePdfSlices(sources, JSON.parse(JSON.stringify(plan.outline)) as typeof plan.outline, pdfTextLayerOrigin());
+  const outline = JSON.parse(JSON.stringify(plan.outline)) as typeof plan.outline;
+  return inParts ? inParts(sources, outline) : mergePdfSlices(sources, outline, pdfTextLayerOrigin());
 }
 
 describe('a PDF read in slices', () => {
@@ -59,6 +60,28 @@ describe('a PDF read in slices', () => {
     expect(whole.body.some((b) => b.type === 'heading')).toBe(true);
     const sliced = await slicedParse(path, 10);
     expect(sliced).toEqual(whole);
+  }, 120_000);
+
+  it('hands the merged document out in parts of whole pages, ending where no list is open, that joined are the document', async () => {
+    const generated = await outlinedPdf({ sections: 90 });
+    const path = await scratch.file('outlined-parts.pdf', generated.bytes);
+    const whole = await parseDocument({ path, mediaType: PDF });
+    const parts: DocumentPart[] = [];
+    await slicedParse(path, 10, async (sources, outline) => {
+      await mergePdfSlicesInParts(sources, outline, pdfTextLayerOrigin(), (part) => {
+        parts.push(part);
+      }, 4);
+      return whole;
+    });
+    expect(parts.length).toBeGreaterThanOrEqual(10);
+    for (const [i, part] of parts.entries()) {
+      if (i < parts.length - 1) expect(part.pages.length).toBeGreaterThanOrEqual(4);
+      const pages = new Set(part.pages.map((p) => p.index));
+      for (const block of [...part.body, ...part.furniture]) expect(pages.has(block.page!)).toBe(true);
+    }
+    expect(parts.flatMap((p) => p.pages.map((page) => page.index))).toEqual(whole.pages!.map((p) => p.index));
+    expect(parts.flatMap((p) => p.body)).toEqual(whole.body);
+    expect(parts.flatMap((p) => p.furniture)).toEqual(whole.furniture);
   }, 120_000);
 
   it('parses a PDF of at most the threshold pages whole, as before', async () => {

@@ -164,10 +164,15 @@ export function* walkBlocks(blocks: readonly Block[]): Generator<Block> {
  * a pure function of the order, so assembling the same document twice gives the same ids.
  */
 export function numberBlocks(doc: DocumentBlocks): void {
-  let n = 0;
-  for (const block of walkBlocks(doc.body)) block.id = `b${n++}`;
-  n = 0;
-  for (const block of walkBlocks(doc.furniture)) block.id = `f${n++}`;
+  numberFrom(doc.body, 'b', 0);
+  numberFrom(doc.furniture, 'f', 0);
+}
+
+/** Ids `<prefix><n>` from `first` on, for blocks that go on a document numbered up to `first` (a part of it); returns the next n. */
+export function numberFrom(blocks: readonly Block[], prefix: 'b' | 'f', first: number): number {
+  let n = first;
+  for (const block of walkBlocks(blocks)) block.id = `${prefix}${n++}`;
+  return n;
 }
 
 /**

@@ -1,4 +1,7 @@
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
 import { mineruBlocks } from '@readpack/mineru-client';
+import { SpilledJson, type Storage, type StreamedManifest, type WrittenPackage } from '@readpack/package-store';
 // The document helpers alone: the parsers' index would load every parser into the assemble consumer.
 import { tablesOf } from '@readpack/parsers/document';
 import type { ParsedPage } from '@readpack/parsers';
@@ -7,6 +10,7 @@ import {
   blocksText,
   documentText,
   numberBlocks,
+  numberFrom,
   renderMarkdown,
   SCHEMA_VERSION,
   walkBlocks,
@@ -20,7 +24,8 @@ import {
 } from '@readpack/reading-package';
 import type { AssemblePayload } from '@readpack/queues';
 import { ATTR, inSpan, SPAN } from '@readpack/tracing';
-import type { Extraction } from '../extraction.js';
+import { isParted, type Extraction, type ExtractionPart, type PartedExtraction, type StoredExtraction } from '../extraction.js';
+import { readPointer } from '../pdf-slices.js';
 import { childValues, type ChildFailed, type ChildOutcome } from '../child-results.js';
 import { PermanentFailure, TransientFailure } from '../failures.js';
 import { defineStage, type StageContext } from '../stage.js';
@@ -46,33 +51,34 @@ export const assembleStage = defineStage({
   waitsForChildren: true,
   async handle(payload, ctx) {
     // Fan-in: the children's results read and the package built from them.
-    const manifest = await inSpan(SPAN.assemble, {}, async (span): Promise<PackageManifest> => {
+    // Fan-in: the children's results read and the package built from them (a parted extraction's written as it is built).
+    const manifest = await inSpan(SPAN.assemble, {}, async (span): Promise<PackageManifest | { written: WrittenPackage; fallback: PackageManifest['fallback'] }> => {
       // A flow with no children (a text-layer document read locally) has no values to read.
       const children = payload.children === 0 ? { results: [], failures: [] } : await childOutcomes(ctx);
-      const extraction = payload.extraction ? await readJson<Extraction>(ctx, payload.extraction.sha256) : undefined;
+      span?.setAttribute(ATTR.children, children.results.length + children.failures.length);
+      const extraction = payload.extraction ? await readJson<StoredExtraction>(ctx, payload.extraction.sha256) : undefined;
       const mineru = children.results.find((r): r is MineruChildResult => r.kind === 'mineru');
       const mineruFailure = children.failures.find((f) => f.stage === 'mineru');
-      let manifest: PackageManifest;
-      if (mineru) {
-        manifest = fromMineru(payload, await readJson<StoredMineruDocument>(ctx, mineru.resultSha256), mineru.version);
-      } else if (mineruFailure && payload.options.engine === 'mineru') {
-        throw new PermanentFailure(mineruFailure.code, mineruFailure.message);
-      } else if (extraction) {
-        const ocrPages = await Promise.all(
-          children.results.filter((r): r is PageChildResult => r.kind === 'page').map((r) => readJson<StoredOcrPage>(ctx, r.resultSha256)),
-        );
-        const pageFailures = children.failures.filter((f) => f.stage === 'ocr' && f.page !== undefined);
-        manifest = fromExtraction(payload, extraction, ocrPages, pageFailures);
-        if (mineruFailure) manifest.fallback = { engine: 'local', reason: { code: mineruFailure.code, message: mineruFailure.message } };
-        // A document whose every unreadable page failed and that has no other text is a failure.
-        if (manifest.text.trim() === '' && pageFailures[0]) throw new PermanentFailure(pageFailures[0].code, pageFailures[0].message);
-      } else {
-        throw new PermanentFailure('internal_error', 'Nothing to assemble: no extraction and no engine result.');
+      if (mineru) return fromMineru(payload, await readJson<StoredMineruDocument>(ctx, mineru.resultSha256), mineru.version);
+      if (mineruFailure && payload.options.engine === 'mineru') throw new PermanentFailure(mineruFailure.code, mineruFailure.message);
+      if (!extraction) throw new PermanentFailure('internal_error', 'Nothing to assemble: no extraction and no engine result.');
+      const ocrPages = await Promise.all(
+        children.results.filter((r): r is PageChildResult => r.kind === 'page').map((r) => readJson<StoredOcrPage>(ctx, r.resultSha256)),
+      );
+      const pageFailures = children.failures.filter((f) => f.stage === 'ocr' && f.page !== undefined);
+      const fallback = mineruFailure && { engine: 'local' as const, reason: { code: mineruFailure.code, message: mineruFailure.message } };
+      if (isParted(extraction)) {
+        const written = await writePartedPackage(payload, extraction, { ocrPages, pageFailures, ...(fallback ? { fallback } : {}) }, ctx.storage);
+        return { written, fallback };
       }
-      span?.setAttribute(ATTR.children, children.results.length + children.failures.length);
+      const manifest = fromExtraction(payload, extraction, ocrPages, pageFailures);
+      if (fallback) manifest.fallback = fallback;
+      // A document whose every unreadable page failed and that has no other text is a failure.
+      if (manifest.text.trim() === '' && pageFailures[0]) throw new PermanentFailure(pageFailures[0].code, pageFailures[0].message);
       return manifest;
     });
-    await finishPackage(payload, manifest, ctx);
+    if ('written' in manifest) await recordDone(payload, manifest.written, manifest, ctx);
+    else await finishPackage(payload, manifest, ctx);
   },
 });
 
@@ -81,8 +87,15 @@ export const assembleStage = defineStage({
  * `done` under this job's lease. Shared by assemble and by an extract job that assembles a
  * document with nothing to wait for in place (assembleInPlace).
  */
-async function finishPackage(payload: AssemblePayload, manifest: PackageManifest, { storage, state, logger }: StageContext): Promise<void> {
-  const written = await inSpan(SPAN.packageWrite, {}, () => storage.packages.write(manifest));
+async function finishPackage(payload: AssemblePayload, manifest: PackageManifest | StreamedManifest, ctx: StageContext): Promise<void> {
+  await recordDone(payload, await writePackage(manifest, ctx.storage), manifest, ctx);
+}
+
+function writePackage(manifest: PackageManifest | StreamedManifest, storage: Storage): Promise<WrittenPackage> {
+  return inSpan(SPAN.packageWrite, {}, () => storage.packages.write(manifest));
+}
+
+async function recordDone(payload: AssemblePayload, written: WrittenPackage, manifest: Pick<PackageManifest, 'fallback'>, { state, logger }: StageContext): Promise<void> {
   const result = await inSpan(SPAN.terminalWrite, { attributes: { [ATTR.outcome]: 'done' } }, () => state.complete(payload, written));
   logger.info('package written', { packageId: written.packageId, size: written.size, sha256: written.sha256, recorded: result.applied, fallback: manifest.fallback?.reason.code });
 }
@@ -174,61 +187,167 @@ function figureAssets(body: FlowBlock[]): Set<string> {
  * document stays valid.
  */
 export function fromExtraction(payload: AssemblePayload, extraction: Extraction, ocrPages: StoredOcrPage[] = [], pageFailures: ChildFailure[] = []): PackageManifest {
-  const byPage = new Map(ocrPages.map((p) => [p.page, p]));
-  const failureByPage = new Map(pageFailures.map((f) => [f.page, f]));
-  const pageAssets: AssetEntry[] = [];
-  const replaced = new Set<number>();
-  const ocrBlocks = new Map<number, FlowBlock[]>();
-  const pages: PackagePage[] | undefined = extraction.pages?.map((p) => {
-    const page: PackagePage = { index: p.index, text: p.text, origin: p.origin };
-    if (p.width !== undefined && p.height !== undefined) Object.assign(page, { width: p.width, height: p.height, unit: 'pt' });
-    const ocr = byPage.get(p.index);
-    const failure = failureByPage.get(p.index);
-    if (failure) page.error = { code: failure.code, message: failure.message };
-    if (!ocr) return page;
-    const { image, preview } = ocr.rendered;
-    pageAssets.push({ sha256: image.sha256, mediaType: image.mediaType, size: image.size, role: 'page-image', page: p.index });
-    pageAssets.push({ sha256: preview.sha256, mediaType: preview.mediaType, size: preview.size, role: 'page-preview', page: p.index });
-    const choice = choosePageReading(p, ocr);
-    const origin: PartOrigin = { parser: ocr.engine.parser, version: ocr.engine.version, engine: 'ocr' };
-    page.image = image.sha256;
-    page.preview = preview.sha256;
-    page.boxUnit = ocr.unit;
-    page.lines = ocr.lines;
-    if (ocr.width !== undefined && ocr.height !== undefined) Object.assign(page, { width: ocr.width, height: ocr.height, unit: ocr.unit });
-    page.ocr = { lang: ocr.lang, langSource: ocr.langSource, origin, confidence: ocr.confidence, chosen: choice.chosen, reason: choice.reason };
-    if (choice.chosen) {
-      replaced.add(p.index);
-      const blocks = withLayerFigures(ocr.blocks, extraction.body, p);
-      ocrBlocks.set(p.index, blocks);
-      page.text = blocksText(blocks);
-      page.origin = origin;
-      page.confidence = ocr.confidence;
-    } else {
-      page.ocr.text = ocr.text;
-    }
-    return page;
-  });
-  const body: FlowBlock[] = pages
-    ? pages.flatMap((p) => ocrBlocks.get(p.index) ?? extraction.body.filter((b) => b.page === p.index))
-    : extraction.body;
-  const furniture = extraction.furniture.filter((b) => b.page === undefined || !replaced.has(b.page));
-  const figures = figureAssets(body);
-  // The picture of a page OCR replaced is its scan, which the page image supersedes: not listed.
-  const superseded = (i: Extraction['images'][number]) => i.page !== undefined && replaced.has(i.page) && !figures.has(i.sha256);
-  const assets: AssetEntry[] = extraction.images.filter((i) => !superseded(i)).map((i) => {
-    const asset: AssetEntry = { sha256: i.sha256, mediaType: i.mediaType, size: i.size, role: figures.has(i.sha256) ? 'figure' : 'embedded-image', name: i.name };
-    if (i.page !== undefined) asset.page = i.page;
-    if (i.width !== undefined && i.height !== undefined) Object.assign(asset, { width: i.width, height: i.height });
-    return asset;
-  });
+  const readings = new PageReadings(ocrPages, pageFailures);
+  const read = extraction.pages && readings.pages(extraction.pages, extraction.body);
+  const body: FlowBlock[] = read ? read.body : extraction.body;
+  const furniture = readings.furnitureKept(extraction.furniture);
   const manifest: PackageManifest = {
     ...base(payload, extraction.origin),
     ...fromBlocks(payload.jobId, body, furniture),
-    assets: uniqueAssets([...assets, ...pageAssets]),
+    assets: readings.assets(extraction.images, figureAssets(body)),
   };
-  if (pages) manifest.pages = pages;
+  if (read) manifest.pages = read.pages;
   return manifest;
+}
+
+/**
+ * The package of a parted extraction (a large PDF), written as it is made: each part read in
+ * turn, its pages read as fromExtraction reads them (PageReadings), its blocks numbered on from
+ * the part before and added to the package's text, Markdown, blocks, tables and pages, which
+ * are spilled to files of their own (package-store's SpilledJson) and copied into the package
+ * in its field order. The bytes are those of fromExtraction's package of the parts joined (tested).
+ */
+export async function writePartedPackage(
+  payload: AssemblePayload,
+  extraction: PartedExtraction,
+  children: { ocrPages: StoredOcrPage[]; pageFailures: ChildFailure[]; fallback?: PackageManifest['fallback'] },
+  storage: Storage,
+): Promise<WrittenPackage> {
+  const spilled: SpilledJson[] = [];
+  const spill = async (field: string, kind: 'array' | 'string'): Promise<SpilledJson> => {
+    const file = await SpilledJson.open(join(storage.spoolDir, `${payload.jobId}.${field}.${process.pid}.${randomBytes(6).toString('hex')}.json`), kind);
+    spilled.push(file);
+    return file;
+  };
+  try {
+    const [text, markdown, body, tables, pages] = [await spill('text', 'string'), await spill('markdown', 'string'), await spill('body', 'array'), await spill('tables', 'array'), await spill('pages', 'array')];
+    const readings = new PageReadings(children.ocrPages, children.pageFailures);
+    const furniture: FurnitureBlock[] = [];
+    const figures = new Set<string>();
+    const assetUrl = (sha256: string) => assetPath(payload.jobId, sha256);
+    let blocks = 0;
+    let tableCount = 0;
+    for (const pointer of extraction.parts) {
+      const part = JSON.parse((await readPointer(storage, pointer)).toString('utf8')) as ExtractionPart;
+      const read = readings.pages(part.pages, part.body);
+      blocks = numberFrom(read.body, 'b', blocks);
+      furniture.push(...readings.furnitureKept(part.furniture));
+      // The parts' texts joined as blocksText joins blocks; a part of no text adds nothing.
+      const partText = blocksText(read.body);
+      if (partText !== '') await text.push(`${text.empty ? '' : '\n\n'}${partText}`);
+      const partMarkdown = renderMarkdown({ body: read.body, furniture: [] }, { assetUrl });
+      if (partMarkdown !== '') await markdown.push(`${markdown.empty ? '' : '\n\n'}${partMarkdown.slice(0, -1)}`);
+      for (const block of read.body) await body.push(block);
+      const partTables = tablesOf(read.body, tableCount);
+      for (const table of partTables) await tables.push(table);
+      tableCount += partTables.length;
+      for (const page of read.pages) await pages.push(page);
+      for (const sha of figureAssets(read.body)) figures.add(sha);
+    }
+    numberFrom(furniture, 'f', 0);
+    // Footnotes go after the main flow, in text as in Markdown (documentText, renderMarkdown).
+    const notes = documentText({ body: [], furniture });
+    if (notes !== '') await text.push(`${text.empty ? '' : '\n\n'}${notes}`);
+    const notesMarkdown = renderMarkdown({ body: [], furniture }, { assetUrl });
+    if (notesMarkdown !== '') await markdown.push(`${markdown.empty ? '' : '\n\n'}${notesMarkdown.slice(0, -1)}`);
+    if (!markdown.empty) await markdown.push('\n');
+    // A document whose every unreadable page failed and that has no other text is a failure.
+    const firstFailure = children.pageFailures[0];
+    if (text.empty && firstFailure) throw new PermanentFailure(firstFailure.code, firstFailure.message);
+    const manifest: StreamedManifest = {
+      ...base(payload, extraction.origin),
+      text,
+      markdown,
+      body,
+      furniture,
+      tables,
+      assets: readings.assets(extraction.images, figures),
+      pages,
+    };
+    if (children.fallback) manifest.fallback = children.fallback;
+    return await writePackage(manifest, storage);
+  } finally {
+    for (const file of spilled) await file.remove();
+  }
+}
+
+/**
+ * How a locally parsed document's pages are read, given the OCR results and failures of its
+ * pages: for each page, its text layer or OCR's reading (choosePageReading), its page image and
+ * preview as assets, its error. Used page by page, a part of the document at a time (a parted
+ * extraction) or all at once (fromExtraction); which pages OCR replaced carries across parts.
+ */
+class PageReadings {
+  private readonly byPage: Map<number, StoredOcrPage>;
+  private readonly failureByPage: Map<number | undefined, ChildFailure>;
+  private readonly replaced = new Set<number>();
+  private readonly pageAssets: AssetEntry[] = [];
+
+  constructor(ocrPages: StoredOcrPage[], pageFailures: ChildFailure[]) {
+    this.byPage = new Map(ocrPages.map((p) => [p.page, p]));
+    this.failureByPage = new Map(pageFailures.map((f) => [f.page, f]));
+  }
+
+  /** The pages as the package has them, and the blocks of those pages in page order (OCR's where it replaced the text layer). */
+  pages(pages: readonly ParsedPage[], layerBody: FlowBlock[]): { pages: PackagePage[]; body: FlowBlock[] } {
+    const ocrBlocks = new Map<number, FlowBlock[]>();
+    const read = pages.map((p) => {
+      const page: PackagePage = { index: p.index, text: p.text, origin: p.origin };
+      if (p.width !== undefined && p.height !== undefined) Object.assign(page, { width: p.width, height: p.height, unit: 'pt' });
+      const ocr = this.byPage.get(p.index);
+      const failure = this.failureByPage.get(p.index);
+      if (failure) page.error = { code: failure.code, message: failure.message };
+      if (!ocr) return page;
+      const { image, preview } = ocr.rendered;
+      this.pageAssets.push({ sha256: image.sha256, mediaType: image.mediaType, size: image.size, role: 'page-image', page: p.index });
+      this.pageAssets.push({ sha256: preview.sha256, mediaType: preview.mediaType, size: preview.size, role: 'page-preview', page: p.index });
+      const choice = choosePageReading(p, ocr);
+      const origin: PartOrigin = { parser: ocr.engine.parser, version: ocr.engine.version, engine: 'ocr' };
+      page.image = image.sha256;
+      page.preview = preview.sha256;
+      page.boxUnit = ocr.unit;
+      page.lines = ocr.lines;
+      if (ocr.width !== undefined && ocr.height !== undefined) Object.assign(page, { width: ocr.width, height: ocr.height, unit: ocr.unit });
+      page.ocr = { lang: ocr.lang, langSource: ocr.langSource, origin, confidence: ocr.confidence, chosen: choice.chosen, reason: choice.reason };
+      if (choice.chosen) {
+        this.replaced.add(p.index);
+        const blocks = withLayerFigures(ocr.blocks, layerBody, p);
+        ocrBlocks.set(p.index, blocks);
+        page.text = blocksText(blocks);
+        page.origin = origin;
+        page.confidence = ocr.confidence;
+      } else {
+        page.ocr.text = ocr.text;
+      }
+      return page;
+    });
+    // Blocks grouped by page once: filtering the body for each page is quadratic.
+    const layerByPage = new Map<number | undefined, FlowBlock[]>();
+    for (const block of layerBody) {
+      const list = layerByPage.get(block.page);
+      if (list) list.push(block);
+      else layerByPage.set(block.page, [block]);
+    }
+    return { pages: read, body: read.flatMap((p) => ocrBlocks.get(p.index) ?? layerByPage.get(p.index) ?? []) };
+  }
+
+  /** Running headers and footers of the pages OCR did not replace (read after those pages). */
+  furnitureKept(furniture: readonly FurnitureBlock[]): FurnitureBlock[] {
+    return furniture.filter((b) => b.page === undefined || !this.replaced.has(b.page));
+  }
+
+  /** The package's assets: embedded images (`figures` take the role `figure`), then the page images of the pages read so far. */
+  assets(images: Extraction['images'], figures: ReadonlySet<string>): AssetEntry[] {
+    // The picture of a page OCR replaced is its scan, which the page image supersedes: not listed.
+    const superseded = (i: Extraction['images'][number]) => i.page !== undefined && this.replaced.has(i.page) && !figures.has(i.sha256);
+    const assets: AssetEntry[] = images.filter((i) => !superseded(i)).map((i) => {
+      const asset: AssetEntry = { sha256: i.sha256, mediaType: i.mediaType, size: i.size, role: figures.has(i.sha256) ? 'figure' : 'embedded-image', name: i.name };
+      if (i.page !== undefined) asset.page = i.page;
+      if (i.width !== undefined && i.height !== undefined) Object.assign(asset, { width: i.width, height: i.height });
+      return asset;
+    });
+    return uniqueAssets([...assets, ...this.pageAssets]);
+  }
 }
 
 /** A figure covering most of its page is the page's scan, not a picture on it. */

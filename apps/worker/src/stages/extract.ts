@@ -3,7 +3,9 @@ import { jobRefFields, type ExtractPayload, type FlowChild, type RenditionRef, t
 // The version functions alone: @readpack/ocr's index would load tesseract.js into the extract consumer.
 import { nativeTesseractVersion, TESSERACT_VERSION } from '@readpack/ocr/version';
 import { ATTR, inSpan, SPAN } from '@readpack/tracing';
-import { mergePdfSlices, parsedDocument, PDF_MEDIA_TYPE, pdfTextLayerOrigin, type ParsedDocument, type ParseInput, type ParseOptions, type PdfOutlineEntry } from '@readpack/parsers';
+import { mergePdfSlicesInParts, pagesOf, parsedDocument, PDF_MEDIA_TYPE, pdfTextLayerOrigin, tablesOf, type ParsedDocument, type ParsedPage, type ParseInput, type ParseOptions, type PdfOutlineEntry } from '@readpack/parsers';
+import { documentText } from '@readpack/reading-package';
+import { ScriptTally } from '@readpack/ocr/script-language';
 import { childValues } from '../child-results.js';
 import { assembleInPlace } from './assemble.js';
 import type { AssembledInPlace } from '../assembled-in-place.js';
@@ -11,11 +13,11 @@ import { putJson } from '../json-chunks.js';
 import type { BlobPointer } from '@readpack/queues';
 import { readPointer, slicePlan, slicesInOrder, storeSlice, textLayerRuns, type PageRange, type SliceDone, type StoredSlice } from '../pdf-slices.js';
 import { withPdfParts } from '../pdf-split.js';
-import { chooseEngine } from '../engine-choice.js';
-import { pageLanguage } from '../ocr-language.js';
+import { chooseEngine, complexityOf, ComplexityTally } from '../engine-choice.js';
+import { pageLanguage, tallyOf } from '../ocr-language.js';
 import { pagesNeedingOcr } from '../ocr-routing.js';
 import { pdfPassword } from '../secrets.js';
-import { storeImages, toExtraction, type Extraction, type StoredImage } from '../extraction.js';
+import { isParted, storeImages, toExtraction, type ExtractionPart, type PartedExtraction, type PartPointer, type StoredExtraction, type StoredImage } from '../extraction.js';
 import { classify, PermanentFailure } from '../failures.js';
 import { CONVERTED_MEDIA_TYPES } from './convert.js';
 import { defineStage, type StageContext } from '../stage.js';
@@ -93,19 +95,22 @@ export const extractStage = defineStage({
 async function routeAndAssemble(payload: ExtractPayload, document: SourceRef, extraction: ReadExtraction | undefined, ctx: StageContext, inPlace: boolean): Promise<AssembledInPlace | undefined> {
   const { producer, state, logger, config, storage } = ctx;
   const isImage = document.mediaType.startsWith('image/');
-  const engine = chooseEngine(payload.options, extraction?.document, document.mediaType, config);
+  const engine = chooseEngine(payload.options, extraction && (() => extraction.routing.complexity()), document.mediaType, config);
   const ref = jobRefFields(payload);
   const children: FlowChild[] = [];
   let ocrPages: number[] = [];
   if (engine === 'mineru') {
     children.push({ name: 'mineru', payload: { ...ref, source: document, options: payload.options } });
-  } else if (extraction?.document.pages && (isImage || document.mediaType === 'application/pdf')) {
+  } else if (extraction?.routing.pages && (isImage || document.mediaType === 'application/pdf')) {
     // Only PDF pages and images can be rendered for OCR; slides (PPTX) are pages too, but their
     // text is the slide's own and a picture-only slide has nothing for render to draw from.
-    ocrPages = isImage ? [0] : pagesNeedingOcr(extraction.document.pages, config.ocr.minCharsPerPage);
+    const { pages } = extraction.routing;
+    ocrPages = isImage ? [0] : pagesNeedingOcr(pages, config.ocr.minCharsPerPage);
     const kind = isImage ? 'image' : 'pdf-page';
+    let scripts: Promise<ScriptTally> | undefined;
+    const documentScripts = (): Promise<ScriptTally> => (scripts ??= extraction.routing.documentScripts());
     for (const page of ocrPages) {
-      const lang = pageLanguage(payload.options, extraction.document.pages, page);
+      const lang = await pageLanguage(payload.options, pages, page, documentScripts);
       const pagePayload = { ...ref, source: document, options: payload.options, page };
       const ocrPayload = { ...pagePayload, ...(lang ? { lang } : {}) };
       // render runs first (the child), then ocr (its parent) reads the pixels it stored. Only
@@ -116,10 +121,10 @@ async function routeAndAssemble(payload: ExtractPayload, document: SourceRef, ex
   }
   logger.info('extracted', { engine, ocrPages: ocrPages.length, children: children.length, ...extraction?.summary });
   // Progress counts pages for paged documents (text-layer pages are done now), else steps.
-  const pageCount = extraction?.document.pages?.length ?? 0;
+  const pageCount = extraction?.routing.pages?.length ?? 0;
   await state.progress(payload, pageCount > 0 ? { done: pageCount - ocrPages.length, total: pageCount } : { done: 1, total: 2 }, ocrPages.length > 0 ? 'ocr' : 'extract');
   const assemble = { ...jobRefFields(payload), source: payload.source, options: payload.options, ...(payload.secrets ? { secrets: payload.secrets } : {}) };
-  if (inPlace && extraction && children.length === 0) {
+  if (inPlace && extraction && !isParted(extraction.read) && children.length === 0) {
     await assembleInPlace({ ...assemble, children: 0 }, extraction.read, ctx);
     return { assembledInPlace: true, pages: pageCount };
   }
@@ -141,11 +146,25 @@ async function readableDocument(payload: ExtractPayload, { storage }: StageConte
   return document;
 }
 
-/** What extract read: the extraction for assemble, the document for routing, a summary for the log line. */
+/** What extract read: the extraction for assemble, what routing reads of the document, a summary for the log line. */
 interface ReadExtraction {
-  read: Extraction;
-  document: ParsedDocument;
+  read: StoredExtraction;
+  routing: Routing;
   summary: Record<string, unknown>;
+}
+
+/** What routing reads of a document: its pages, the engine rule's counts and its scripts, the last two when asked for. */
+interface Routing {
+  /** Its pages, when it is paged. A parted document's keep the text of the pages OCR reads only. */
+  pages?: readonly RoutingPage[];
+  complexity(): ComplexityTally;
+  documentScripts(): Promise<ScriptTally>;
+}
+
+type RoutingPage = Pick<ParsedPage, 'index' | 'text' | 'charCount' | 'cidOrderings'>;
+
+function routingOf(parsed: ParsedDocument): Routing {
+  return { ...(parsed.pages ? { pages: parsed.pages } : {}), complexity: () => complexityOf(parsed), documentScripts: async () => tallyOf(parsed.pages ?? []) };
 }
 
 /**
@@ -170,7 +189,7 @@ async function imageExtraction({ config }: StageContext): Promise<ReadExtraction
   const engine = config.ocr.engine === 'native' ? { parser: 'tesseract', version: nativeTesseractVersion() } : { parser: 'tesseract.js', version: TESSERACT_VERSION };
   const origin = { ...engine, engine: 'ocr' as const };
   const document: ParsedDocument = parsedDocument({ origin, body: [], pages: [{ index: 0 }] });
-  return { read: toExtraction(document, []), document, summary: { parser: 'image', pages: 1 } };
+  return { read: toExtraction(document, []), routing: routingOf(document), summary: { parser: 'image', pages: 1 } };
 }
 
 function parseLimits(config: StageContext['config']): ParseOptions {
@@ -218,7 +237,7 @@ async function extractLocally(payload: ExtractPayload, document: SourceRef, ctx:
 function asRead(rendition: RenditionRef | undefined, parsed: ParsedDocument, images: StoredImage[]): ReadExtraction {
   const origin = rendition ? { parser: rendition.parser, version: rendition.version, engine: parsed.origin.engine } : parsed.origin;
   const summary = { parser: parsed.origin.parser, pages: parsed.pages?.length, tables: parsed.tables.length, images: images.length, chars: parsed.text.length };
-  return { read: { ...toExtraction(parsed, images), origin }, document: { ...parsed, images: [] }, summary };
+  return { read: { ...toExtraction(parsed, images), origin }, routing: routingOf(parsed), summary };
 }
 
 /**
@@ -279,8 +298,12 @@ async function readSlice(payload: ExtractPayload, range: SliceRange, ctx: StageC
   return done;
 }
 
-/** The merge job: the slices it waited for, merged in page order (one slice's pages in memory at a time) and stored as the document's extraction. */
-async function mergeSlices(payload: ExtractPayload, merge: { pages: number; outline?: { sha256: string; size: number } | undefined }, { storage, job }: StageContext): Promise<ReadExtraction> {
+/**
+ * The merge job: the slices it waited for, merged in page order (one slice's pages in memory at a
+ * time) and stored part by part as the document's extraction (PartedExtraction), with what
+ * routing reads of it gathered as the parts go by.
+ */
+async function mergeSlices(payload: ExtractPayload, merge: { pages: number; outline?: { sha256: string; size: number } | undefined }, { storage, job, config }: StageContext): Promise<ReadExtraction> {
   const slices = slicesInOrder(await childValues<SliceDone>(job), merge.pages);
   const outline = merge.outline ? (JSON.parse((await readPointer(storage, merge.outline)).toString('utf8')) as PdfOutlineEntry[]) : [];
   const images: StoredImage[][] = slices.map(() => []);
@@ -293,6 +316,44 @@ async function mergeSlices(payload: ExtractPayload, merge: { pages: number; outl
       return stored.pages;
     },
   }));
-  const parsed = await mergePdfSlices(sources, outline, pdfTextLayerOrigin());
-  return asRead(payload.rendition, parsed, images.flat());
+  const layerOrigin = pdfTextLayerOrigin();
+  const parts: PartPointer[] = [];
+  const pages: RoutingPage[] = [];
+  // The engine rule reads the whole text; it is tallied only when the rule will be asked.
+  const complexity = payload.options.engine === 'auto' && config.mineru.url ? new ComplexityTally() : undefined;
+  let chars = 0;
+  let tables = 0;
+  await mergePdfSlicesInParts(sources, outline, layerOrigin, async (part) => {
+    const partPages = pagesOf(part.pages, part.body, layerOrigin);
+    partPages.forEach((page, i) => {
+      const cidOrderings = part.pages[i]?.cidOrderings;
+      if (cidOrderings) page.cidOrderings = cidOrderings;
+    });
+    const stored: ExtractionPart = { body: part.body, furniture: part.furniture, pages: partPages };
+    const blob = await putJson(storage.blobs, stored);
+    parts.push({ sha256: blob.sha256, size: blob.size, pages: partPages.length });
+    const ocr = new Set(pagesNeedingOcr(partPages, config.ocr.minCharsPerPage));
+    for (const { index, text, charCount, cidOrderings } of partPages) pages.push({ index, charCount, text: ocr.has(index) ? text : '', ...(cidOrderings ? { cidOrderings } : {}) });
+    const text = documentText({ body: part.body, furniture: part.furniture });
+    const partTables = tablesOf(part.body).length;
+    complexity?.add(text, partTables, partPages);
+    chars += text.length;
+    tables += partTables;
+  });
+  const origin = payload.rendition ? { parser: payload.rendition.parser, version: payload.rendition.version, engine: layerOrigin.engine } : layerOrigin;
+  const read: PartedExtraction = { origin, images: images.flat(), parts };
+  const routing: Routing = {
+    pages,
+    complexity: () => complexity ?? new ComplexityTally(),
+    // Only when an OCR page has neither fonts nor text of its own to go by: the parts are read again.
+    documentScripts: async () => {
+      const tally = new ScriptTally();
+      for (const pointer of parts) {
+        const part = JSON.parse((await readPointer(storage, pointer)).toString('utf8')) as ExtractionPart;
+        for (const page of part.pages) tally.add(page.text);
+      }
+      return tally;
+    },
+  };
+  return { read, routing, summary: { parser: layerOrigin.parser, pages: pages.length, tables, images: read.images.length, chars, parts: parts.length } };
 }

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { makeManifestJson } from '../json-pieces.js';
+import { makeManifestJson, type StreamedManifest } from '../json-pieces.js';
 import type { PackageManifest } from '../manifest.js';
 import { checkPackageId, PACKAGE_ID, type BlobStore, type PackageIndex, type PackageRepository, type WrittenPackage } from '../storage.js';
 import type { S3Objects } from './objects.js';
@@ -23,7 +23,7 @@ export class S3PackageStore implements PackageRepository {
     return this.objects.url(manifestName(packageId));
   }
 
-  async write(manifest: PackageManifest): Promise<WrittenPackage> {
+  async write(manifest: PackageManifest | StreamedManifest): Promise<WrittenPackage> {
     for (const asset of manifest.assets) {
       if (!(await this.blobs.has(asset.sha256))) throw new Error(`asset ${asset.sha256} is not in the blob store`);
     }

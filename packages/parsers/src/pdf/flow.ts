@@ -1,6 +1,6 @@
 import type { FlowBlock, ListBlock, ListItemBlock, Origin, ParagraphBlock } from '@readpack/reading-package';
 import { union } from './geometry.js';
-import { bodyFontSize, outlineHeadings, outlineLedHeadings, statisticalHeadings, type OutlineTarget } from './headings.js';
+import { documentHeadings, type OutlineTarget } from './headings.js';
 import type { PageUnit } from './page-layout.js';
 import type { Paragraph } from './paragraphs.js';
 
@@ -11,34 +11,62 @@ type ParagraphUnit = Extract<PageUnit, { kind: 'paragraph' }>;
  * statistics), list items gathered into (nested) lists, everything else as it comes.
  */
 export function flowBlocks(pages: readonly (readonly PageUnit[])[], outline: readonly OutlineTarget[], origin: Origin): FlowBlock[] {
-  const paragraphsByPage = pages.map((units) => units.flatMap((u) => (u.kind === 'paragraph' ? [u.paragraph] : [])));
-  const all = paragraphsByPage.flat();
-  const bodySize = bodyFontSize(all);
-  // An outline that matches nothing here (a stale or foreign one) says nothing about headings.
-  const outlined = outlineHeadings(outline, paragraphsByPage);
-  const levels = outlined.size > 0 ? outlineLedHeadings(all, bodySize, outlined) : statisticalHeadings(all, bodySize);
+  const levels = documentHeadings(
+    pages.map((units) => units.flatMap((u) => (u.kind === 'paragraph' ? [u.paragraph] : []))),
+    outline,
+  );
+  const flow = new BlockFlow(origin);
+  for (const unit of pages.flat()) flow.add(unit, unit.kind === 'paragraph' ? levels.get(unit.paragraph) : undefined);
+  return flow.end();
+}
 
-  const body: FlowBlock[] = [];
-  let lists = new ListBuilder(origin, body);
-  for (const unit of pages.flat()) {
+/**
+ * Blocks in reading order from units and their heading levels, handed out in runs (`take`)
+ * whenever no list is open: a list goes on across a page break until a unit that is not one of
+ * its items, and a finished list of one numbered item turns back into a paragraph.
+ */
+export class BlockFlow {
+  private body: FlowBlock[] = [];
+  private lists: ListBuilder;
+
+  constructor(private readonly origin: Origin) {
+    this.lists = new ListBuilder(origin, this.body);
+  }
+
+  add(unit: PageUnit, level: number | undefined): void {
     if (unit.kind === 'block') {
-      lists = lists.close();
-      body.push(unit.block);
-      continue;
-    }
-    const level = levels.get(unit.paragraph);
-    if (level !== undefined) {
-      lists = lists.close();
-      body.push({ type: 'heading', level, text: unit.paragraph.text, page: unit.page, bbox: unit.paragraph.bbox, origin });
+      this.lists = this.lists.close();
+      this.body.push(unit.block);
+    } else if (level !== undefined) {
+      this.lists = this.lists.close();
+      this.body.push({ type: 'heading', level, text: unit.paragraph.text, page: unit.page, bbox: unit.paragraph.bbox, origin: this.origin });
     } else if (unit.paragraph.marker) {
-      lists.add(unit);
+      this.lists.add(unit);
     } else {
-      lists = lists.close();
-      body.push({ type: 'paragraph', text: unit.paragraph.text, page: unit.page, bbox: unit.paragraph.bbox, origin });
+      this.lists = this.lists.close();
+      this.body.push({ type: 'paragraph', text: unit.paragraph.text, page: unit.page, bbox: unit.paragraph.bbox, origin: this.origin });
     }
   }
-  lists.close();
-  return body;
+
+  /** Whether every block so far is final (no list open that a later item could still join). */
+  get settled(): boolean {
+    return this.lists.idle;
+  }
+
+  /** The final blocks not handed out yet; only when `settled`. */
+  take(): FlowBlock[] {
+    if (!this.settled) throw new Error('blocks taken while a list is open');
+    const taken = this.body;
+    this.body = [];
+    this.lists = new ListBuilder(this.origin, this.body);
+    return taken;
+  }
+
+  /** Closes what is open and hands out the rest. */
+  end(): FlowBlock[] {
+    this.lists = this.lists.close();
+    return this.take();
+  }
 }
 
 interface Level {
@@ -110,6 +138,11 @@ class ListBuilder {
       this.body[at] = paragraph;
     }
     return new ListBuilder(this.origin, this.body);
+  }
+
+  /** Nothing open and nothing to revisit: the body holds only final blocks. */
+  get idle(): boolean {
+    return this.stack.length === 0 && this.opened.length === 0;
   }
 
   private top(): Level {
