@@ -40,8 +40,22 @@ describe('hostile and broken documents', () => {
   let pipeline: Pipeline;
   let client: TenantClient;
   const codes = documentedJobErrorCodes();
+  let bombs: Record<'ratio' | 'entries' | 'declared' | 'liar', Buffer>;
 
   beforeAll(async () => {
+    // The zip bombs are built before any request: deflating hundreds of MiB blocks this process
+    // for seconds, and a pooled connection the API closed meanwhile (its keep-alive timeout) was
+    // then reused for the next upload and reset (a flake seen in two runs of the full suite).
+    bombs = {
+      // Ratio: 64 MiB of zeros in a ~64 KiB entry.
+      ratio: minimalDocx({ extra: [{ name: 'word/media/zeros.bin', data: Buffer.alloc(64 * MiB) }] }),
+      // Entry count: 10 001 empty entries.
+      entries: minimalDocx({ extra: Array.from({ length: 10_001 }, (_, i) => ({ name: `customXml/i${i}.xml`, data: '', method: 0 as const })) }),
+      // Total: sizes the central directory declares (600 MiB), checked before inflating anything.
+      declared: lieAboutSize(minimalDocx({ extra: [{ name: 'word/media/a.bin', data: 'tiny' }] }), 'word/media/a.bin', 600 * MiB),
+      // Lies: declared 10 KiB, inflates to 256 MiB.
+      liar: minimalDocx({ extra: [{ name: 'word/media/liar.bin', data: Buffer.alloc(256 * MiB), declaredSize: 10 * 1024 }] }),
+    };
     pipeline = await startPipeline({ API_KEYS: `${KEY}:mallory`, MAX_PAGES: String(MAX_PAGES) });
     client = new TenantClient(pipeline.api.url, KEY);
   });
@@ -121,16 +135,7 @@ describe('hostile and broken documents', () => {
   });
 
   it('DOCX/XLSX zip bombs fail as archive_too_large before any parser inflates them', async () => {
-    // Ratio: 64 MiB of zeros in a ~64 KiB entry.
-    await failedWith({ name: 'ratio.docx', data: minimalDocx({ extra: [{ name: 'word/media/zeros.bin', data: Buffer.alloc(64 * MiB) }] }) }, 'archive_too_large');
-    // Entry count: 10 001 empty entries.
-    const entries = Array.from({ length: 10_001 }, (_, i) => ({ name: `customXml/i${i}.xml`, data: '', method: 0 as const }));
-    await failedWith({ name: 'entries.docx', data: minimalDocx({ extra: entries }) }, 'archive_too_large');
-    // Total: sizes the central directory declares (600 MiB), checked before inflating anything.
-    const declared = minimalDocx({ extra: [{ name: 'word/media/a.bin', data: 'tiny' }] });
-    await failedWith({ name: 'declared.docx', data: lieAboutSize(declared, 'word/media/a.bin', 600 * MiB) }, 'archive_too_large');
-    // Lies: declared 10 KiB, inflates to 256 MiB.
-    await failedWith({ name: 'liar.docx', data: minimalDocx({ extra: [{ name: 'word/media/liar.bin', data: Buffer.alloc(256 * MiB), declaredSize: 10 * 1024 }] }) }, 'archive_too_large');
+    for (const [name, data] of Object.entries(bombs)) await failedWith({ name: `${name}.docx`, data }, 'archive_too_large');
   });
 
   it('XML entity expansion and external entities are refused (unsupported_content)', async () => {
