@@ -15,7 +15,7 @@ export class ThreadPool<Task extends object, Outcome> {
 
   constructor(
     private readonly taskModule: string,
-    private readonly options: { threads: number; maxHeapMb: number; timeoutMs: number },
+    private readonly options: { threads: number; maxHeapMb: number; timeoutMs: number; youngGenerationMb?: number },
   ) {
     this.pool = this.newPool();
   }
@@ -60,7 +60,7 @@ export class ThreadPool<Task extends object, Outcome> {
       minThreads: 0,
       maxThreads: this.options.threads,
       idleTimeout: 60_000,
-      resourceLimits: { maxOldGenerationSizeMb: this.options.maxHeapMb },
+      resourceLimits: { maxOldGenerationSizeMb: this.options.maxHeapMb, ...(this.options.youngGenerationMb === undefined ? {} : { maxYoungGenerationSizeMb: this.options.youngGenerationMb }) },
       // Node's default, made explicit: threads that write to S3 find the credentials of this
       // process's environment (the SDK's chain), also where `process.env` is not the OS's (Jest).
       env: process.env,
