@@ -72,6 +72,30 @@ describe('a large PDF sliced across extract consumers', () => {
     expect(fleet.logs().find((l) => l.jobId === jobId && l.message === 'sliced')).toMatchObject({ pages: PAGES, slices: 3, split: true });
   }, 120_000);
 
+  it('sends its textless pages to OCR from the merged parts, in the language of the document\'s text, and keeps every page', async () => {
+    fleet = new ConsumerFleet(pipeline.config, SLICING);
+    await fleet.start('extract', 2);
+    await fleet.start('render', 1);
+    await fleet.start('ocr', 1);
+    await fleet.start('assemble', 1);
+    // Pages 5 and 25 (in the first and last slice) carry a running header and a page number only:
+    // no text of their own and no CJK fonts, so the language comes from the text of the other pages,
+    // which the merge tallies from the parts it stored.
+    const scanned = await numberedPdf({ pages: PAGES, linesPerPage: 12, textless: [5, 25] });
+    const res = await upload(pipeline.api.url, [{ name: 'scanned-pages.pdf', data: scanned.bytes }]);
+    expect(res.status).toBe(202);
+    const { jobId } = (await res.json()) as { jobId: string };
+    const history = await pollUntilTerminal(pipeline.api.url, jobId, 120_000);
+    expect(history.at(-1)).toMatchObject({ status: 'done', progress: { done: PAGES, total: PAGES } });
+    const pkg = (await (await fetch(`${pipeline.api.url}/api/files/job/${jobId}/package`)).json()) as { pages: { index: number; ocr?: { lang: string; langSource: string } }[] };
+    expect(pkg.pages.map((p) => p.index)).toEqual([...Array(PAGES).keys()]);
+    expect(pkg.pages.filter((p) => p.ocr).map((p) => [p.index, p.ocr?.lang, p.ocr?.langSource])).toEqual([
+      [5, 'eng', 'text'],
+      [25, 'eng', 'text'],
+    ]);
+    expect(fleet.logs().find((l) => l.jobId === jobId && l.message === 'extracted')).toMatchObject({ ocrPages: 2, parts: 1 });
+  }, 150_000);
+
   it('without qpdf the slices open the whole PDF, the reason logged; the document completes with every page in order', async () => {
     // PATH without qpdf for the extract consumers (node is started by its absolute path).
     fleet = new ConsumerFleet(pipeline.config, { ...SLICING, PATH: '/nonexistent-readpack-bin' });

@@ -228,7 +228,7 @@ function addOutline(doc: PDFDocument, headings: { title: string; level: number; 
 
 export interface NumberedPdf {
   bytes: Uint8Array;
-  /** Per page, the marker line that starts its body: `Page 7 begins here` (1-based, as printed). */
+  /** Per page, the marker line that starts its body: `Page 7 begins here` (1-based, as printed; '' on a textless page). */
   markers: string[];
 }
 
@@ -236,9 +236,10 @@ export interface NumberedPdf {
  * A long text document for slicing tests and the large-document bench: on every page a running
  * header, a page number at the bottom, a marker line naming the page, a chapter heading every
  * ten pages and `linesPerPage` body lines (seeded words). Cheap to build at thousands of pages.
+ * The `textless` pages (0-based) have only the running header and page number (marker '').
  */
-export async function numberedPdf(options: { pages: number; linesPerPage?: number; seed?: number }): Promise<NumberedPdf> {
-  const { pages, linesPerPage = 40, seed = 3 } = options;
+export async function numberedPdf(options: { pages: number; linesPerPage?: number; seed?: number; textless?: readonly number[] }): Promise<NumberedPdf> {
+  const { pages, linesPerPage = 40, seed = 3, textless = [] } = options;
   const next = random(seed);
   const doc = await PDFDocument.create();
   const font = await doc.embedFont(StandardFonts.Helvetica);
@@ -250,6 +251,11 @@ export async function numberedPdf(options: { pages: number; linesPerPage?: numbe
     const page = doc.addPage([width, height]);
     page.drawText('A Long Generated Document', { x: margin, y: height - 36, size: 9, font });
     page.drawText(String(p + 1), { x: width / 2, y: 30, size: 9, font });
+    // A scan without its picture: the running header and page number only, for OCR to be routed to.
+    if (textless.includes(p)) {
+      markers.push('');
+      continue;
+    }
     let y = height - margin - 10;
     if (p % 10 === 0) {
       page.drawText(`Chapter ${p / 10 + 1}`, { x: margin, y, size: 16, font: bold });

@@ -50,16 +50,15 @@ export const assembleStage = defineStage({
   failureOwner: 'job',
   waitsForChildren: true,
   async handle(payload, ctx) {
-    // Fan-in: the children's results read and the package built from them.
     // Fan-in: the children's results read and the package built from them (a parted extraction's written as it is built).
-    const manifest = await inSpan(SPAN.assemble, {}, async (span): Promise<PackageManifest | { written: WrittenPackage; fallback: PackageManifest['fallback'] }> => {
+    const assembled = await inSpan(SPAN.assemble, {}, async (span): Promise<Assembled> => {
       // A flow with no children (a text-layer document read locally) has no values to read.
       const children = payload.children === 0 ? { results: [], failures: [] } : await childOutcomes(ctx);
       span?.setAttribute(ATTR.children, children.results.length + children.failures.length);
       const extraction = payload.extraction ? await readJson<StoredExtraction>(ctx, payload.extraction.sha256) : undefined;
       const mineru = children.results.find((r): r is MineruChildResult => r.kind === 'mineru');
       const mineruFailure = children.failures.find((f) => f.stage === 'mineru');
-      if (mineru) return fromMineru(payload, await readJson<StoredMineruDocument>(ctx, mineru.resultSha256), mineru.version);
+      if (mineru) return { kind: 'manifest', manifest: fromMineru(payload, await readJson<StoredMineruDocument>(ctx, mineru.resultSha256), mineru.version) };
       if (mineruFailure && payload.options.engine === 'mineru') throw new PermanentFailure(mineruFailure.code, mineruFailure.message);
       if (!extraction) throw new PermanentFailure('internal_error', 'Nothing to assemble: no extraction and no engine result.');
       const ocrPages = await Promise.all(
@@ -69,18 +68,21 @@ export const assembleStage = defineStage({
       const fallback = mineruFailure && { engine: 'local' as const, reason: { code: mineruFailure.code, message: mineruFailure.message } };
       if (isParted(extraction)) {
         const written = await writePartedPackage(payload, extraction, { ocrPages, pageFailures, ...(fallback ? { fallback } : {}) }, ctx.storage);
-        return { written, fallback };
+        return { kind: 'written', written, fallback };
       }
       const manifest = fromExtraction(payload, extraction, ocrPages, pageFailures);
       if (fallback) manifest.fallback = fallback;
       // A document whose every unreadable page failed and that has no other text is a failure.
       if (manifest.text.trim() === '' && pageFailures[0]) throw new PermanentFailure(pageFailures[0].code, pageFailures[0].message);
-      return manifest;
+      return { kind: 'manifest', manifest };
     });
-    if ('written' in manifest) await recordDone(payload, manifest.written, manifest, ctx);
-    else await finishPackage(payload, manifest, ctx);
+    if (assembled.kind === 'written') await recordDone(payload, assembled.written, assembled, ctx);
+    else await finishPackage(payload, assembled.manifest, ctx);
   },
 });
+
+/** A package to write, or one written already (a parted extraction's, written as it was built). */
+type Assembled = { kind: 'manifest'; manifest: PackageManifest } | { kind: 'written'; written: WrittenPackage; fallback: PackageManifest['fallback'] };
 
 /**
  * The document's end: its package written (atomically, under the job's own id), then the record

@@ -344,7 +344,10 @@ async function mergeSlices(payload: ExtractPayload, merge: { pages: number; outl
   const read: PartedExtraction = { origin, images: images.flat(), parts };
   const routing: Routing = {
     pages,
-    complexity: () => complexity ?? new ComplexityTally(),
+    complexity: () => {
+      if (!complexity) throw new Error('the engine rule was asked about a document it was not tallied for');
+      return complexity;
+    },
     // Only when an OCR page has neither fonts nor text of its own to go by: the parts are read again.
     documentScripts: async () => {
       const tally = new ScriptTally();
