@@ -178,6 +178,13 @@ describe('GET /api/files/job/:id/events', () => {
         expect(statuses[0]).toBe('queued');
         expect(statuses.at(-1)).toBe('done');
       }
+      // Read from the start once the batch is over: every member's `done` comes before the
+      // batch's document (the first member's `done` used to close the stream, the batch being
+      // settled already, and the second member's was never sent).
+      const replay = await readEvents(`${keyed.api.url}/api/files/batch/${batchId}/events`, { authorization: `Bearer ${ALPHA}` });
+      expect(replay.events.at(-1)?.event).toBe('status');
+      const replayed = replay.events.slice(0, -1).map((e) => JSON.parse(e.data) as { jobId: string; status: string });
+      for (const { jobId } of files) expect(replayed.filter((v) => v.jobId === jobId).at(-1)?.status).toBe('done');
     } finally {
       await keyed.stop();
     }

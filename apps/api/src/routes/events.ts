@@ -26,13 +26,16 @@ const TERMINAL_BATCH: readonly string[] = Object.freeze(['done', 'failed', 'part
 
 interface Follow {
   key: string;
-  /** Writes one entry; answers true when it was the last the client needs (the stream ends). */
-  emit(entry: StreamEntry, res: Response): Promise<boolean>;
+  /**
+   * Writes one entry; answers true when it was the last the client needs (the stream ends).
+   * `hasMore` says whether the stream holds entries after it (read or not yet read).
+   */
+  emit(entry: StreamEntry, res: Response, hasMore: () => Promise<boolean>): Promise<boolean>;
   /**
    * Asked when a read brought nothing new: true ends the stream. A client resuming after the
    * terminal event, or a record that expired without ending, would otherwise wait forever.
    */
-  over(lastId: string, res: Response): Promise<boolean>;
+  over(lastId: string, res: Response, hasMore: () => Promise<boolean>): Promise<boolean>;
 }
 
 export function eventsRouter(ctx: ApiContext): Router {
@@ -67,11 +70,17 @@ export function eventsRouter(ctx: ApiContext): Router {
     const batchId = String(req.params.batchId);
     const batch = isWellFormedId('batch', batchId) ? await ctx.state.getBatch(batchId) : null;
     if (!batch || batch.tenant !== tenantOf(req)) throw notFound('batch_not_found', 'No such batch, or it has expired.');
-    /** Once every member has ended, the batch's own document closes the stream (with the last id seen). */
-    const batchSettled = async (lastId: string, out: Response): Promise<boolean> => {
+    /**
+     * Once every member has ended, the batch's own document closes the stream (with the last id
+     * seen), after every member change still in the stream: a member's change and the batch it
+     * settles are one script, so a batch read as settled has all its members' changes in the
+     * stream already, and one read as settled before the last of them is sent would end the
+     * stream without it (seen in a full run: the client missed a member's `done`).
+     */
+    const closeIfSettled = async (lastId: string, out: Response, hasMore: () => Promise<boolean>): Promise<boolean> => {
       const now = await ctx.state.getBatch(batchId);
       if (!now) return true;
-      if (!TERMINAL_BATCH.includes(now.status)) return false;
+      if (!TERMINAL_BATCH.includes(now.status) || (await hasMore())) return false;
       const { tenant: _tenant, ...aggregate } = now;
       writeEvent(out, lastId, 'status', JSON.stringify(aggregate));
       return true;
@@ -80,11 +89,11 @@ export function eventsRouter(ctx: ApiContext): Router {
       key: ctx.state.batchEventsKey(batchId),
       // Each member change is a `job` event (the member's status document); once a member
       // change leaves every member settled, the batch's own document follows as `status`.
-      emit: async (entry, out) => {
+      emit: async (entry, out, hasMore) => {
         writeEvent(out, entry.id, 'job', entry.view);
-        return TERMINAL_JOB.includes(statusOf(entry.view)) && (await batchSettled(entry.id, out));
+        return TERMINAL_JOB.includes(statusOf(entry.view)) && (await closeIfSettled(entry.id, out, hasMore));
       },
-      over: (lastId, out) => batchSettled(lastId, out),
+      over: (lastId, out, hasMore) => closeIfSettled(lastId, out, hasMore),
     });
   });
 
@@ -130,14 +139,16 @@ async function pump(reader: StreamReader, stream: Follow, res: Response, from: s
   let last = from;
   // What is already in the stream first (the whole history on a first connection), then waits.
   let entries = await reader.range(stream.key, last, 1_000);
+  const storedAfter = async (id: string): Promise<boolean> => (await reader.range(stream.key, id, 1)).length > 0;
   for (;;) {
-    for (const entry of entries) {
+    for (const [i, entry] of entries.entries()) {
       last = entry.id;
-      if (await stream.emit(entry, res)) return;
+      if (await stream.emit(entry, res, async () => i < entries.length - 1 || (await storedAfter(entry.id)))) return;
     }
     if (gone()) return;
     // Nothing new (on connecting, or for a whole block): already over, or expired?
-    if (entries.length === 0 && (await stream.over(last, res))) return;
+    const after = last;
+    if (entries.length === 0 && (await stream.over(last, res, () => storedAfter(after)))) return;
     entries = await reader.next(stream.key, last, BLOCK_MS);
   }
 }
