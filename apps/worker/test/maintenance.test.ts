@@ -109,7 +109,11 @@ describe('janitor', () => {
     await state.createJob({ jobId: 'job_livepackage00000001', tenant: 't', source });
     await storage.packages.write({ ...base, packageId: 'job_livepackage00000001', jobId: 'job_livepackage00000001', source, assets: [{ sha256: keptAsset.sha256, mediaType: 'text/plain', size: 1, role: 'embedded-image' }] });
     await storage.packages.write({ ...base, packageId: 'job_deadpackage00000001', jobId: 'job_deadpackage00000001', source, assets: [{ sha256: goneAsset.sha256, mediaType: 'text/plain', size: 1, role: 'embedded-image' }] });
+    // A package still in its grace period whose record is gone: its index keeps its upload.
+    const upload = await storage.blobs.putBuffer(Buffer.from('the upload of a package in its grace period'));
+    await storage.packages.write({ ...base, packageId: 'job_gracepackage0000001', jobId: 'job_gracepackage0000001', source: { ...source, sha256: upload.sha256 }, assets: [] });
     const old = new Date(Date.now() - 7_200_000);
+    await utimes((storage.blobs as LocalBlobStore).pathOf(upload.sha256), old, old);
     await utimes(storage.packages.pathOf('job_deadpackage00000001'), old, old);
     await utimes((storage.blobs as LocalBlobStore).pathOf(goneAsset.sha256), old, old);
     await utimes((storage.blobs as LocalBlobStore).pathOf(keptAsset.sha256), old, old);
@@ -123,6 +127,8 @@ describe('janitor', () => {
     expect(await storage.blobs.has(goneAsset.sha256)).toBe(false);
     expect(await storage.blobs.has(keptAsset.sha256)).toBe(true);
     expect(await storage.blobs.has(young.sha256)).toBe(true);
+    expect(await storage.blobs.has(upload.sha256)).toBe(true);
+    await storage.packages.delete('job_gracepackage0000001');
   });
 });
 

@@ -8,7 +8,7 @@ import { PACKAGE_ID, type BlobStore, type PackageIndex, type PackageRepository, 
 
 /**
  * Reading packages: `<root>/<packageId>.json`, the manifest, whose assets are blobs in the
- * content-addressed blob store, and `<root>/<packageId>.idx`, its index (tenant and asset list).
+ * content-addressed blob store, and `<root>/<packageId>.idx`, its index (tenant, upload and asset list).
  * Write order makes a half-written package impossible to see: assets first (each atomic), then
  * the index, then the manifest, each through a temporary file and one rename. Deletion runs the
  * other way (index first), so assets are never served for a package that is going.
@@ -39,7 +39,7 @@ export class PackageStore implements PackageRepository {
     for (const asset of manifest.assets) {
       if (!(await this.blobs.has(asset.sha256))) throw new Error(`asset ${asset.sha256} is not in the blob store`);
     }
-    const index: PackageIndex = { tenant: manifest.tenant, assets: manifest.assets };
+    const index: PackageIndex = { tenant: manifest.tenant, source: manifest.source.sha256, assets: manifest.assets };
     await this.replace(this.indexPathOf(manifest.packageId), Buffer.from(`${JSON.stringify(index)}\n`, 'utf8'));
     const target = this.pathOf(manifest.packageId);
     const made = await makeManifestJson(manifest, this.tmpPathFor(target));
@@ -48,7 +48,7 @@ export class PackageStore implements PackageRepository {
     return { packageId: manifest.packageId, size: made.size, sha256: made.sha256 };
   }
 
-  /** The index alone (tenant, assets), or null when the package does not exist. */
+  /** The index alone (tenant, upload, assets), or null when the package does not exist. */
   async readIndex(packageId: string): Promise<PackageIndex | null> {
     if (!PACKAGE_ID.test(packageId)) return null;
     try {

@@ -19,12 +19,16 @@ export interface WrittenPackage {
 }
 
 /**
- * What the asset route needs to decide, without the manifest: whose package it is and which assets
- * it holds. A manifest can be megabytes of text; reading and parsing it only to refuse another
- * tenant made refusals slow (a timing oracle, and a way to slow the owner's polls).
+ * What the asset route and the janitor need, without the manifest: whose package it is, the
+ * upload it was made from and which assets it holds. A manifest can be megabytes of text (a
+ * 10,000-page PDF's is ~170 MB); reading and parsing it only to refuse another tenant made
+ * refusals slow (a timing oracle, and a way to slow the owner's polls), and the janitor's mark
+ * pass read every package whole.
  */
 export interface PackageIndex {
   tenant: string;
+  /** The sha256 of the upload (the manifest's `source.sha256`). */
+  source: string;
   assets: PackageManifest['assets'];
 }
 
@@ -93,7 +97,7 @@ export interface SignedUrlOptions {
 }
 
 /**
- * Reading packages: a manifest and its index (tenant, assets), whose assets are blobs. Written
+ * Reading packages: a manifest and its index (tenant, upload, assets), whose assets are blobs. Written
  * assets first, then index, then manifest, each atomically; deleted index first.
  */
 export interface PackageRepository {

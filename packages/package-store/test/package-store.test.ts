@@ -70,7 +70,7 @@ describe('package store', () => {
     const m = { ...manifest('indexed'), packageId: 'job_indexed01' };
     m.assets.push({ sha256: blob.sha256, mediaType: 'image/png', size: blob.size, role: 'embedded-image' });
     await storage.packages.write(m);
-    expect(await storage.packages.readIndex('job_indexed01')).toEqual({ tenant: 't', assets: m.assets });
+    expect(await storage.packages.readIndex('job_indexed01')).toEqual({ tenant: 't', source: m.source.sha256, assets: m.assets });
     expect(await storage.packages.list()).toContain('job_indexed01');
     await storage.packages.delete('job_indexed01');
     expect(await storage.packages.readIndex('job_indexed01')).toBeNull();

@@ -193,7 +193,7 @@ export function storageContract(name: string, open: () => Promise<StorageUnderTe
         const read = await storage.packages.read('job_contract1');
         expect(read?.text).toBe('hello');
         expect(sha(Buffer.from(`${JSON.stringify(read, null, 1)}\n`))).toBe(written.sha256);
-        expect(await storage.packages.readIndex('job_contract1')).toEqual({ tenant: 't', assets });
+        expect(await storage.packages.readIndex('job_contract1')).toEqual({ tenant: 't', source: '0'.repeat(64), assets });
         expect(await storage.packages.list()).toContain('job_contract1');
         expect(Math.abs(((await storage.packages.writtenAt('job_contract1')) ?? 0) - Date.now())).toBeLessThan(60_000);
         // Rewriting the same package leaves the same bytes (deterministic serialization).

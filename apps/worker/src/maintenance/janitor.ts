@@ -43,10 +43,12 @@ export async function cleanExpired(state: JobStateStore, storage: Storage, polic
         report.packagesRemoved += 1;
         continue;
       }
-      const manifest = await storage.packages.read(packageId);
-      if (manifest) {
-        referenced.add(manifest.source.sha256);
-        for (const asset of manifest.assets) referenced.add(asset.sha256);
+      // The index, not the manifest (which can be ~170 MB): it names the upload and the assets.
+      // A package without one is being deleted (the index goes first): its assets are not served.
+      const index = await storage.packages.readIndex(packageId);
+      if (index) {
+        referenced.add(index.source);
+        for (const asset of index.assets) referenced.add(asset.sha256);
       }
     } catch (error) {
       problem(storage.packages.pathOf(packageId), error);

@@ -27,7 +27,7 @@ export class S3PackageStore implements PackageRepository {
     for (const asset of manifest.assets) {
       if (!(await this.blobs.has(asset.sha256))) throw new Error(`asset ${asset.sha256} is not in the blob store`);
     }
-    const index: PackageIndex = { tenant: manifest.tenant, assets: manifest.assets };
+    const index: PackageIndex = { tenant: manifest.tenant, source: manifest.source.sha256, assets: manifest.assets };
     await this.objects.putBytes(indexName(manifest.packageId), Buffer.from(`${JSON.stringify(index)}\n`, 'utf8'));
     const name = manifestName(manifest.packageId);
     const made = await makeManifestJson(manifest, join(this.spoolDir, `package-${manifest.packageId}.${process.pid}.${randomBytes(6).toString('hex')}.json`));
