@@ -110,19 +110,27 @@ export async function makeJson(chunks: Iterator<string>, trailer: string, spillP
     const bytes = Buffer.from(`${made.json}${trailer}`, 'utf8');
     return { kind: 'buffer', bytes, size: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') };
   }
+  return writeHashed(spillPath, async (write) => {
+    for (const chunk of made.chunks) await write(Buffer.from(chunk, 'utf8'));
+    await write(Buffer.from(trailer, 'utf8'));
+  });
+}
+
+/**
+ * Creates `spillPath` and fills it through `write`, hashing and counting the bytes as they go;
+ * on failure the file is removed. The one way a JSON document too large to hold is made.
+ */
+async function writeHashed(spillPath: string, fill: (write: (bytes: Buffer) => Promise<void>) => Promise<void>): Promise<MadeJson> {
   const hash = createHash('sha256');
   let size = 0;
   const file = await open(spillPath, 'wx');
   try {
     try {
-      const write = async (text: string): Promise<void> => {
-        const bytes = Buffer.from(text, 'utf8');
+      await fill(async (bytes) => {
         hash.update(bytes);
         size += bytes.length;
         await file.write(bytes);
-      };
-      for (const chunk of made.chunks) await write(chunk);
-      await write(trailer);
+      });
     } finally {
       await file.close();
     }
@@ -229,39 +237,23 @@ function isStreamed(manifest: PackageManifest | StreamedManifest): manifest is S
 
 /** A streamed manifest's bytes (as makeManifestJson's), written to `spillPath` from its fields and their files. */
 async function makeStreamedJson(manifest: StreamedManifest, spillPath: string): Promise<MadeJson> {
-  const hash = createHash('sha256');
-  let size = 0;
-  const file = await open(spillPath, 'wx');
-  try {
-    try {
-      const write = async (bytes: Buffer): Promise<void> => {
-        hash.update(bytes);
-        size += bytes.length;
-        await file.write(bytes);
-      };
-      let first = true;
-      await write(Buffer.from('{'));
-      for (const [key, field] of Object.entries(manifest)) {
-        const pieces = field instanceof SpilledJson ? undefined : fieldPieces(field, 1);
-        if (!(field instanceof SpilledJson) && !pieces) continue;
-        await write(Buffer.from(`${first ? '' : ','}${lineAt(1, 1)}${JSON.stringify(key)}: `, 'utf8'));
-        first = false;
-        if (field instanceof SpilledJson) {
-          await field.close();
-          for await (const bytes of createReadStream(field.path)) await write(bytes as Buffer);
-        } else {
-          for (const chunk of jsonChunksOf(pieces!)) await write(Buffer.from(chunk, 'utf8'));
-        }
+  return writeHashed(spillPath, async (write) => {
+    let first = true;
+    await write(Buffer.from('{'));
+    for (const [key, field] of Object.entries(manifest)) {
+      const pieces = field instanceof SpilledJson ? undefined : fieldPieces(field, 1);
+      if (!(field instanceof SpilledJson) && !pieces) continue;
+      await write(Buffer.from(`${first ? '' : ','}${lineAt(1, 1)}${JSON.stringify(key)}: `, 'utf8'));
+      first = false;
+      if (field instanceof SpilledJson) {
+        await field.close();
+        for await (const bytes of createReadStream(field.path)) await write(bytes as Buffer);
+      } else {
+        for (const chunk of jsonChunksOf(pieces!)) await write(Buffer.from(chunk, 'utf8'));
       }
-      await write(Buffer.from(`${first ? '}' : `${lineAt(0, 1)}}`}\n`, 'utf8'));
-    } finally {
-      await file.close();
     }
-  } catch (error) {
-    await rm(spillPath, { force: true });
-    throw error;
-  }
-  return { kind: 'file', path: spillPath, size, sha256: hash.digest('hex') };
+    await write(Buffer.from(`${first ? '}' : `${lineAt(0, 1)}}`}\n`, 'utf8'));
+  });
 }
 
 /** Pieces gathered into chunks of about CHUNK_CHARS. */

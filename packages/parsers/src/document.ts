@@ -55,14 +55,19 @@ export function parsedDocument(parts: { origin: PartOrigin; body: FlowBlock[]; f
 
 /** Each page of `frames` with its text and character count, from the blocks on it (a block is its first page's). */
 export function pagesOf(frames: readonly PageFrame[], body: readonly FlowBlock[], origin: PartOrigin): ParsedPage[] {
-  // Blocks grouped by page once: filtering the body for each page is quadratic, minutes at 10,000 pages.
+  const byPage = blocksByPage(body);
+  return frames.map((frame) => pageOf(frame, byPage.get(frame.index) ?? [], origin));
+}
+
+/** Top-level blocks by their page, in order: grouped once, as filtering the body for each page is quadratic (minutes at 10,000 pages). */
+export function blocksByPage(body: readonly FlowBlock[]): Map<number | undefined, FlowBlock[]> {
   const byPage = new Map<number | undefined, FlowBlock[]>();
   for (const block of body) {
     const blocks = byPage.get(block.page);
     if (blocks) blocks.push(block);
     else byPage.set(block.page, [block]);
   }
-  return frames.map((frame) => pageOf(frame, byPage.get(frame.index) ?? [], origin));
+  return byPage;
 }
 
 function pageOf(frame: PageFrame, blocks: FlowBlock[], origin: PartOrigin): ParsedPage {

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { mineruBlocks } from '@readpack/mineru-client';
 import { SpilledJson, type Storage, type StreamedManifest, type WrittenPackage } from '@readpack/package-store';
 // The document helpers alone: the parsers' index would load every parser into the assemble consumer.
-import { tablesOf } from '@readpack/parsers/document';
+import { blocksByPage, tablesOf } from '@readpack/parsers/document';
 import type { ParsedPage } from '@readpack/parsers';
 import {
   assetPath,
@@ -292,6 +292,7 @@ class PageReadings {
 
   /** The pages as the package has them, and the blocks of those pages in page order (OCR's where it replaced the text layer). */
   pages(pages: readonly ParsedPage[], layerBody: FlowBlock[]): { pages: PackagePage[]; body: FlowBlock[] } {
+    const layerByPage = blocksByPage(layerBody);
     const ocrBlocks = new Map<number, FlowBlock[]>();
     const read = pages.map((p) => {
       const page: PackagePage = { index: p.index, text: p.text, origin: p.origin };
@@ -313,7 +314,7 @@ class PageReadings {
       page.ocr = { lang: ocr.lang, langSource: ocr.langSource, origin, confidence: ocr.confidence, chosen: choice.chosen, reason: choice.reason };
       if (choice.chosen) {
         this.replaced.add(p.index);
-        const blocks = withLayerFigures(ocr.blocks, layerBody, p);
+        const blocks = withLayerFigures(ocr.blocks, layerByPage.get(p.index) ?? [], p);
         ocrBlocks.set(p.index, blocks);
         page.text = blocksText(blocks);
         page.origin = origin;
@@ -323,13 +324,6 @@ class PageReadings {
       }
       return page;
     });
-    // Blocks grouped by page once: filtering the body for each page is quadratic.
-    const layerByPage = new Map<number | undefined, FlowBlock[]>();
-    for (const block of layerBody) {
-      const list = layerByPage.get(block.page);
-      if (list) list.push(block);
-      else layerByPage.set(block.page, [block]);
-    }
     return { pages: read, body: read.flatMap((p) => ocrBlocks.get(p.index) ?? layerByPage.get(p.index) ?? []) };
   }
 
@@ -360,9 +354,9 @@ const SCAN_AREA = 0.6;
  * text, so a page it replaced keeps its figures — except its scan (a picture covering most of the
  * page), which the page image replaces.
  */
-function withLayerFigures(ocrBlocks: FlowBlock[], layerBody: FlowBlock[], page: ParsedPage): FlowBlock[] {
+function withLayerFigures(ocrBlocks: FlowBlock[], layerBlocks: readonly FlowBlock[], page: ParsedPage): FlowBlock[] {
   const area = (page.width ?? 0) * (page.height ?? 0);
-  const figures = layerBody.filter((b) => b.page === page.index && b.type === 'figure' && b.bbox && area > 0 && ((b.bbox[2] - b.bbox[0]) * (b.bbox[3] - b.bbox[1])) / area < SCAN_AREA);
+  const figures = layerBlocks.filter((b) => b.type === 'figure' && b.bbox && area > 0 && ((b.bbox[2] - b.bbox[0]) * (b.bbox[3] - b.bbox[1])) / area < SCAN_AREA);
   if (figures.length === 0) return ocrBlocks;
   const top = (b: FlowBlock) => b.bbox?.[1] ?? Number.POSITIVE_INFINITY;
   // A stable merge: OCR's reading order is kept, each figure goes before the first block below its top.
